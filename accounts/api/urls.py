@@ -1,0 +1,14 @@
+from django.urls import path
+
+from accounts.api import views
+from memory_site.api.routing import by_method
+
+urlpatterns = [
+    path("agents/me", views.AgentMeApi.as_view(), name="agent-me"),
+    path("agents", by_method(get=views.AgentListApi, post=views.AgentCreateApi), name="agents"),
+    path(
+        "agents/<uuid:agent_id>", by_method(get=views.AgentDetailApi, patch=views.AgentUpdateApi), name="agent-detail"
+    ),
+    path("keys", by_method(get=views.ApiKeyListApi, post=views.ApiKeyCreateApi), name="keys"),
+    path("keys/<str:prefix>/revoke", views.ApiKeyRevokeApi.as_view(), name="key-revoke"),
+]

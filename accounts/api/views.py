@@ -1,0 +1,203 @@
+"""Identity API: the calling agent, the owner's agents and API keys. One class per operation."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import selectors, services
+from accounts.models import Agent, ApiKey
+from memory_site.api.authentication import HasApiKey, request_agent
+from memory_site.api.errors import Conflict
+from memory_site.api.pagination import BoundedPageNumberPagination
+from memory_site.api.schema import ERROR_RESPONSES, paginated
+
+MESSAGE_AGENT_NOT_FOUND = "Agent not found."
+MESSAGE_KEY_NOT_FOUND = "API key not found."
+
+
+class AgentConfigSerializer(serializers.Serializer):
+    recall_disabled = serializers.BooleanField(
+        required=False, help_text="No recall for this agent (mining still runs)."
+    )
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Expected a JSON object.")
+        unknown = sorted(set(data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(f"Unknown config keys: {', '.join(unknown)}.")
+        return dict(super().to_internal_value(data))
+
+
+class AgentOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Agent
+        fields = ["id", "name", "description", "config", "created_at", "updated_at"]
+
+
+def _paginate(request: Request, view: APIView, queryset: Any, serializer: type[serializers.BaseSerializer]) -> Response:
+    paginator = BoundedPageNumberPagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer(page, many=True).data)
+
+
+def _owned_agent(request: Request, agent_id: uuid.UUID) -> Agent:
+    agent = selectors.agent_get(owner=request.user, agent_id=agent_id)
+    if agent is None:
+        raise NotFound(MESSAGE_AGENT_NOT_FOUND)
+    return agent
+
+
+class AgentMeApi(APIView):
+    permission_classes = [HasApiKey]
+
+    @extend_schema(
+        operation_id="agents_me",
+        summary="The agent behind this API key",
+        responses={200: AgentOutputSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(AgentOutputSerializer(request_agent(request)).data)
+
+
+class AgentListApi(APIView):
+    @extend_schema(
+        operation_id="agents_list",
+        summary="List the owner's agents",
+        responses={200: paginated(AgentOutputSerializer), **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        return _paginate(request, self, selectors.agent_list(owner=request.user), AgentOutputSerializer)
+
+
+class AgentCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        description = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        config = AgentConfigSerializer(required=False)
+
+    @extend_schema(
+        operation_id="agents_create",
+        summary="Create an agent",
+        request=InputSerializer,
+        responses={201: AgentOutputSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            agent = services.agent_create(owner=request.user, **data.validated_data)
+        except services.AgentNameTaken as exc:
+            raise Conflict(str(exc)) from None
+        return Response(AgentOutputSerializer(agent).data, status=status.HTTP_201_CREATED)
+
+
+class AgentDetailApi(APIView):
+    @extend_schema(
+        operation_id="agents_retrieve",
+        summary="One of the owner's agents",
+        responses={200: AgentOutputSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request: Request, agent_id: uuid.UUID) -> Response:
+        return Response(AgentOutputSerializer(_owned_agent(request, agent_id)).data)
+
+
+class AgentUpdateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100, required=False)
+        description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        config = AgentConfigSerializer(required=False, help_text="Merged into the agent's config.")
+
+    @extend_schema(
+        operation_id="agents_update",
+        summary="Rename an agent or change its config",
+        request=InputSerializer,
+        responses={200: AgentOutputSerializer, **ERROR_RESPONSES},
+    )
+    def patch(self, request: Request, agent_id: uuid.UUID) -> Response:
+        agent = _owned_agent(request, agent_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            agent = services.agent_update(agent=agent, **data.validated_data)
+        except services.AgentNameTaken as exc:
+            raise Conflict(str(exc)) from None
+        return Response(AgentOutputSerializer(agent).data)
+
+
+class ApiKeyOutputSerializer(serializers.ModelSerializer):
+    agent_id = serializers.UUIDField(source="agent.id", read_only=True)
+    agent_name = serializers.CharField(source="agent.name", read_only=True)
+    active = serializers.BooleanField(source="is_active", read_only=True)
+
+    class Meta:
+        model = ApiKey
+        fields = ["prefix", "name", "agent_id", "agent_name", "active", "created_at", "last_used_at", "revoked_at"]
+
+
+class ApiKeyListApi(APIView):
+    @extend_schema(
+        operation_id="keys_list",
+        summary="List the owner's API keys (never the keys themselves)",
+        responses={200: paginated(ApiKeyOutputSerializer), **ERROR_RESPONSES},
+    )
+    def get(self, request: Request) -> Response:
+        return _paginate(request, self, selectors.api_key_list(owner=request.user), ApiKeyOutputSerializer)
+
+
+class ApiKeyCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        agent_id = serializers.UUIDField(required=False, help_text="Defaults to the calling agent.")
+        name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+
+    class OutputSerializer(ApiKeyOutputSerializer):
+        key = serializers.SerializerMethodField(help_text="The key itself. Shown once: store it now.")
+
+        class Meta(ApiKeyOutputSerializer.Meta):
+            fields = ["key", *ApiKeyOutputSerializer.Meta.fields]
+
+        def get_key(self, obj: ApiKey) -> str:
+            return str(self.context["raw_key"])
+
+    @extend_schema(
+        operation_id="keys_create",
+        summary="Mint an API key for one of the owner's agents",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        agent_id = data.validated_data.get("agent_id")
+        if agent_id is not None:
+            agent = _owned_agent(request, agent_id)
+        else:
+            caller = request_agent(request)
+            if caller is None:
+                raise serializers.ValidationError({"agent_id": ["Required when not calling with an API key."]})
+            agent = caller
+        issued = services.api_key_issue(agent=agent, name=data.validated_data["name"])
+        output = self.OutputSerializer(issued.api_key, context={"raw_key": issued.raw_key})
+        return Response(output.data, status=status.HTTP_201_CREATED)
+
+
+class ApiKeyRevokeApi(APIView):
+    @extend_schema(
+        operation_id="keys_revoke",
+        summary="Revoke an API key (idempotent)",
+        request=None,
+        responses={200: ApiKeyOutputSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request, prefix: str) -> Response:
+        api_key = selectors.api_key_get(owner=request.user, prefix=prefix)
+        if api_key is None:
+            raise NotFound(MESSAGE_KEY_NOT_FOUND)
+        return Response(ApiKeyOutputSerializer(services.api_key_revoke(api_key=api_key)).data)

@@ -1,0 +1,87 @@
+"""Identity: a user owns a palace; agents act for their owner and authenticate with API keys."""
+
+from __future__ import annotations
+
+import uuid
+import zoneinfo
+from typing import TypedDict
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+
+class AgentConfig(TypedDict, total=False):
+    recall_disabled: bool
+
+
+class Agent(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agents")
+    name = models.CharField(max_length=100)
+    description = models.CharField(max_length=500, blank=True, default="")
+    config = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="agent_unique_name_per_owner")]
+        ordering = ["owner_id", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.owner})"
+
+    @property
+    def recall_disabled(self) -> bool:
+        return bool(self.config.get("recall_disabled", False))
+
+
+class ApiKey(models.Model):
+    """An agent's API key. Only a SHA-256 of the key is stored (keys are 256-bit random, so a fast hash
+    is enough: there is nothing to brute-force); `prefix` identifies it for display and revocation."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True, default="")
+    prefix = models.CharField(max_length=16, unique=True, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.agent.name})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+def validate_timezone(value: str) -> None:
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f"{value!r} is not a known time zone (use an IANA name such as Europe/Paris).") from None
+
+
+class MemorySettings(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_settings")
+    enabled = models.BooleanField(default=True, help_text="Off: nothing is mined, recalled or persisted.")
+    top_k = models.PositiveSmallIntegerField(default=5, validators=[MinValueValidator(1), MaxValueValidator(50)])
+    use_rerank = models.BooleanField(default=False)
+    rerank_model = models.CharField(max_length=200, blank=True, default="")
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    auto_mine = models.BooleanField(default=True, help_text="Mine a conversation when it is marked complete.")
+    timezone = models.CharField(max_length=64, default="UTC", validators=[validate_timezone])
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "memory settings"
+        verbose_name_plural = "memory settings"
+
+    def __str__(self) -> str:
+        return f"memory settings of {self.user}"

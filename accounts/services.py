@@ -1,0 +1,140 @@
+"""Writes for identity: users, agents, API keys, memory settings."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import string
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import Agent, ApiKey, MemorySettings
+
+User = get_user_model()
+
+API_KEY_SCHEME = "loci"
+_PREFIX_ALPHABET = string.ascii_lowercase + string.digits
+_PREFIX_LENGTH = 8
+
+MESSAGE_AGENT_NAME_TAKEN = "An agent with this name already exists."
+
+
+class AgentNameTaken(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    api_key: ApiKey
+    raw_key: str  # shown once; never stored
+
+
+def api_key_hash(raw_key: str) -> str:
+    return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+def user_ensure(*, username: str, password: str | None = None, is_superuser: bool = False) -> tuple[Any, bool]:
+    """Get or create a user (and their memory settings). A new user without a password cannot log in."""
+    with transaction.atomic():
+        user, created = User.objects.get_or_create(username=username)
+        if created:
+            if password:
+                user.set_password(password)
+            else:
+                user.set_unusable_password()
+            user.is_staff = user.is_superuser = is_superuser
+            user.save()
+        memory_settings_ensure(user=user)
+    return user, created
+
+
+def memory_settings_ensure(*, user: AbstractBaseUser) -> MemorySettings:
+    settings_row, _ = MemorySettings.objects.get_or_create(user=user)
+    return settings_row
+
+
+def agent_create(
+    *, owner: AbstractBaseUser, name: str, description: str = "", config: dict[str, Any] | None = None
+) -> Agent:
+    try:
+        with transaction.atomic():
+            return Agent.objects.create(owner=owner, name=name, description=description, config=config or {})
+    except IntegrityError:
+        # The unique (owner, name) constraint decides, so two concurrent creates cannot both win.
+        raise AgentNameTaken(MESSAGE_AGENT_NAME_TAKEN) from None
+
+
+def agent_ensure(*, owner: AbstractBaseUser, name: str) -> tuple[Agent, bool]:
+    agent = Agent.objects.filter(owner=owner, name=name).first()
+    if agent is not None:
+        return agent, False
+    try:
+        return agent_create(owner=owner, name=name), True
+    except AgentNameTaken:
+        return Agent.objects.get(owner=owner, name=name), False
+
+
+def agent_update(
+    *, agent: Agent, name: str | None = None, description: str | None = None, config: dict[str, Any] | None = None
+) -> Agent:
+    if name is not None:
+        agent.name = name
+    if description is not None:
+        agent.description = description
+    if config is not None:
+        agent.config = {**agent.config, **config}
+    try:
+        with transaction.atomic():
+            agent.save()
+    except IntegrityError:
+        raise AgentNameTaken(MESSAGE_AGENT_NAME_TAKEN) from None
+    return agent
+
+
+def api_key_issue(*, agent: Agent, name: str = "") -> IssuedKey:
+    """Mint a key `loci_<prefix>_<secret>`; only its hash is stored, the key itself is returned once."""
+    for _ in range(5):
+        prefix = "".join(secrets.choice(_PREFIX_ALPHABET) for _ in range(_PREFIX_LENGTH))
+        raw_key = f"{API_KEY_SCHEME}_{prefix}_{secrets.token_urlsafe(32)}"
+        try:
+            with transaction.atomic():
+                api_key = ApiKey.objects.create(agent=agent, name=name, prefix=prefix, key_hash=api_key_hash(raw_key))
+            return IssuedKey(api_key=api_key, raw_key=raw_key)
+        except IntegrityError:
+            continue  # a prefix collision (one in 36^8): draw again
+    raise RuntimeError("could not draw a unique API key prefix")
+
+
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    """Revoke a key; revoking twice keeps the first revocation time."""
+    ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    api_key.refresh_from_db(fields=["revoked_at"])
+    return api_key
+
+
+def api_key_touch(*, api_key: ApiKey, now: datetime | None = None) -> bool:
+    """Keep `last_used_at` current with at most one write per key per `API_KEY_TOUCH_INTERVAL`.
+
+    The loaded row tells whether a write is due, so most requests write nothing; the conditional
+    UPDATE makes concurrent requests that all see a stale value write once between them.
+    """
+    now = now or timezone.now()
+    threshold = now - timedelta(seconds=settings.API_KEY_TOUCH_INTERVAL)
+    if api_key.last_used_at is not None and api_key.last_used_at > threshold:
+        return False
+    updated = (
+        ApiKey.objects.filter(pk=api_key.pk)
+        .filter(Q(last_used_at__isnull=True) | Q(last_used_at__lte=threshold))
+        .update(last_used_at=now)
+    )
+    if updated:
+        api_key.last_used_at = now
+    return bool(updated)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EpisodicConfig(AppConfig):
+    name = "episodic"
+    verbose_name = "Episodic memory"

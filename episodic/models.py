@@ -1,0 +1,1 @@
+"""Episodic memory models (built by a later issue)."""

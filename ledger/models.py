@@ -1,0 +1,1 @@
+"""Ledger: working memory and injection ledger models (built by a later issue)."""

@@ -1,0 +1,61 @@
+"""API-key authentication: `Authorization: Bearer <key>` or `X-API-Key: <key>`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.permissions import BasePermission
+
+from accounts.models import Agent, ApiKey
+from accounts.selectors import api_key_for_raw_key
+from accounts.services import api_key_touch
+
+MESSAGE_INVALID_KEY = "Invalid or revoked API key."
+MESSAGE_MALFORMED_HEADER = "Malformed Authorization header: use 'Bearer <key>'."
+MESSAGE_NEEDS_API_KEY = "This endpoint needs an agent's API key."
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    def authenticate(self, request: Any) -> tuple[Any, ApiKey] | None:
+        raw_key = self._raw_key(request)
+        if raw_key is None:
+            return None
+        api_key = api_key_for_raw_key(raw_key=raw_key)
+        if api_key is None:
+            raise exceptions.AuthenticationFailed(MESSAGE_INVALID_KEY)
+        api_key_touch(api_key=api_key)
+        return api_key.agent.owner, api_key
+
+    def authenticate_header(self, request: Any) -> str:
+        # Answering with a challenge makes DRF send 401 (not 403) for missing or bad credentials.
+        return 'Bearer realm="loci"'
+
+    @staticmethod
+    def _raw_key(request: Any) -> str | None:
+        header_key = request.META.get("HTTP_X_API_KEY")
+        if header_key is not None:
+            return str(header_key).strip()
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != b"bearer":
+            return None  # another scheme, or none: leave it to the next authenticator
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed(MESSAGE_MALFORMED_HEADER)
+        try:
+            return parts[1].decode()
+        except UnicodeDecodeError:
+            raise exceptions.AuthenticationFailed(MESSAGE_MALFORMED_HEADER) from None
+
+
+def request_agent(request: Any) -> Agent | None:
+    """The agent behind the request's API key; None for a browser session."""
+    auth = getattr(request, "auth", None)
+    return auth.agent if isinstance(auth, ApiKey) else None
+
+
+class HasApiKey(BasePermission):
+    message = MESSAGE_NEEDS_API_KEY
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        return request_agent(request) is not None

@@ -1,0 +1,120 @@
+"""The one error envelope: every API error answers `{"message": str, "extra": {...}}`.
+
+`exception_handler` is DRF's EXCEPTION_HANDLER; `json_error_view` answers Django-level errors (an
+unknown URL, a crash outside DRF) under the API prefixes the same way. Messages are module constants
+so tests and clients can rely on them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+logger = logging.getLogger(__name__)
+
+MESSAGE_INVALID_INPUT = "Invalid input."
+MESSAGE_NOT_FOUND = "Not found."
+MESSAGE_SERVER_ERROR = "Internal server error."
+MESSAGE_REDIS_DOWN = "Redis is unavailable; try again shortly."
+MESSAGE_DATABASE_DOWN = "The database is unavailable; try again shortly."
+MESSAGE_PAYLOAD_TOO_LARGE = "Request body too large."
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = MESSAGE_PAYLOAD_TOO_LARGE
+    default_code = "payload_too_large"
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "Conflict."
+    default_code = "conflict"
+
+
+class ServiceUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "Service unavailable."
+    default_code = "service_unavailable"
+
+
+def envelope(message: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"message": message, "extra": extra or {}}
+
+
+def _as_api_exception(exc: Exception) -> exceptions.APIException | None:
+    if isinstance(exc, exceptions.APIException):
+        return exc
+    if isinstance(exc, Http404):
+        return exceptions.NotFound(MESSAGE_NOT_FOUND)
+    if isinstance(exc, DjangoPermissionDenied):
+        return exceptions.PermissionDenied()
+    if isinstance(exc, DjangoValidationError):
+        return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    # Infrastructure outages are the client's 503, not our 500: the request may succeed on retry.
+    if isinstance(exc, redis.RedisError):
+        logger.warning("Redis unavailable: %s", exc)
+        return ServiceUnavailable(MESSAGE_REDIS_DOWN)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.warning("database unavailable: %s", exc)
+        return ServiceUnavailable(MESSAGE_DATABASE_DOWN)
+    return None
+
+
+def _message_and_extra(exc: exceptions.APIException) -> tuple[str, dict[str, Any]]:
+    detail = exc.detail
+    if isinstance(exc, exceptions.ValidationError):
+        fields = detail if isinstance(detail, dict) else {"non_field_errors": detail}
+        return MESSAGE_INVALID_INPUT, {"fields": fields}
+    extra: dict[str, Any] = {}
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        extra["retry_after_seconds"] = int(exc.wait)
+    if isinstance(detail, dict):
+        # A few DRF exceptions carry structured details; keep them, under a stable message.
+        return str(detail.get("message", exc.default_detail)), {
+            **extra,
+            **{k: v for k, v in detail.items() if k != "message"},
+        }
+    if isinstance(detail, list):
+        return " ".join(str(item) for item in detail), extra
+    return str(detail), extra
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    api_exc = _as_api_exception(exc)
+    set_rollback()
+    if api_exc is None:
+        view = context.get("view")
+        logger.exception("unhandled error in %s", type(view).__name__ if view else "API", exc_info=exc)
+        return Response(envelope(MESSAGE_SERVER_ERROR), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+    message, extra = _message_and_extra(api_exc)
+    headers: dict[str, str] = {}
+    auth_header = getattr(api_exc, "auth_header", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    wait = getattr(api_exc, "wait", None)
+    if wait is not None:
+        headers["Retry-After"] = str(int(wait))
+    return Response(envelope(message, extra), status=api_exc.status_code, headers=headers)
+
+
+# --- Django-level errors under the API prefixes ---------------------------------------------------
+
+API_PATH_PREFIXES = ("/api/", "/health")
+
+
+def is_api_path(path: str) -> bool:
+    return path.startswith(API_PATH_PREFIXES)
+
+
+def json_error(status_code: int, message: str) -> JsonResponse:
+    return JsonResponse(envelope(message), status=status_code)

@@ -1,0 +1,40 @@
+"""One URL, several operations: `by_method(get=ListApi, post=CreateApi)` sends each HTTP method to
+its own API class (STYLE habit 2) while the URL stays RESTful and the schema sees one view."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from rest_framework.permissions import BasePermission
+from rest_framework.views import APIView
+
+
+def _delegate(operation: type[APIView], method: str) -> Callable[..., Any]:
+    target = getattr(operation, method)
+
+    # functools.wraps also carries drf-spectacular's @extend_schema annotations over.
+    @functools.wraps(target)
+    def handler(self: APIView, request: Any, *args: Any, **kwargs: Any) -> Any:
+        instance = operation()
+        instance.request, instance.args, instance.kwargs = request, args, kwargs
+        instance.format_kwarg = self.format_kwarg
+        instance.headers = self.headers
+        return target(instance, request, *args, **kwargs)
+
+    return handler
+
+
+def by_method(**operations: type[APIView]) -> Callable[..., Any]:
+    def get_permissions(self: APIView) -> list[BasePermission]:
+        operation = operations.get(self.request.method.lower()) if self.request.method else None
+        if operation is None:
+            return list(super(composite, self).get_permissions())
+        return [permission() for permission in operation.permission_classes]
+
+    attrs: dict[str, Any] = {method: _delegate(operation, method) for method, operation in operations.items()}
+    attrs["get_permissions"] = get_permissions
+    attrs["__doc__"] = " / ".join(f"{m.upper()}: {op.__name__}" for m, op in operations.items())
+    composite = type("".join(op.__name__ for op in operations.values()), (APIView,), attrs)
+    return composite.as_view()

@@ -1,0 +1,67 @@
+"""Schema plumbing shared by every endpoint: the error envelope, API-key security schemes, and
+component names for the nested Input/Output serializers of one-class-per-operation views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+ErrorEnvelope = inline_serializer(
+    name="ErrorEnvelope",
+    fields={
+        "message": serializers.CharField(help_text="A stable, human-readable message."),
+        "extra": serializers.DictField(help_text="Details, e.g. `fields` for validation errors."),
+    },
+)
+
+ERROR_RESPONSES = {
+    400: OpenApiResponse(ErrorEnvelope, description="Invalid input"),
+    401: OpenApiResponse(ErrorEnvelope, description="Missing, unknown or revoked API key"),
+    403: OpenApiResponse(ErrorEnvelope, description="Not allowed"),
+    404: OpenApiResponse(ErrorEnvelope, description="Not found (also: belongs to another owner)"),
+    429: OpenApiResponse(ErrorEnvelope, description="Rate limited"),
+    503: OpenApiResponse(ErrorEnvelope, description="A backing service is down"),
+}
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def get_serializer_name(self, serializer: Any, direction: str) -> str:
+        # `AgentCreateApi.InputSerializer` -> `AgentCreateInput`: nested serializers share short names.
+        qualname = type(serializer).__qualname__
+        if "." in qualname:
+            outer, inner = qualname.rsplit(".", 1)
+            return outer.replace(".", "").removesuffix("Api") + inner.removesuffix("Serializer")
+        return str(super().get_serializer_name(serializer, direction))
+
+
+class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
+    target_class = "memory_site.api.authentication.ApiKeyAuthentication"
+    name = ["ApiKeyBearer", "ApiKeyHeader"]
+
+    def get_security_requirement(self, auto_schema: Any) -> list[dict[str, list[str]]]:
+        # Either header will do: two alternatives, not both at once.
+        return [{"ApiKeyBearer": []}, {"ApiKeyHeader": []}]
+
+    def get_security_definition(self, auto_schema: Any) -> list[dict[str, str]]:
+        return [
+            {"type": "http", "scheme": "bearer", "description": "An agent's API key: `Authorization: Bearer <key>`."},
+            {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+        ]
+
+
+def paginated(serializer_class: type[serializers.BaseSerializer]) -> serializers.Serializer:
+    """The schema of a page of `serializer_class` items as BoundedPageNumberPagination returns it."""
+    name = serializer_class.__qualname__.replace(".", "").removesuffix("Serializer")
+    return inline_serializer(
+        name=f"Paginated{name}List",
+        fields={
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": serializer_class(many=True),
+        },
+    )

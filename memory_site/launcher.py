@@ -1,0 +1,158 @@
+"""`make run` and `make test` land here.
+
+    python -m memory_site.launcher run     # web + worker + beat in the foreground; Ctrl-C stops all
+    python -m memory_site.launcher test    # the whole suite on its own embedded servers
+
+Both start the embedded PostgreSQL and Redis when DATABASE_URL / REDIS_URL are unset, hand their URLs
+to the child processes through the environment, and stop exactly the servers they started, also on
+Ctrl-C, SIGTERM or a failing child.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from memory_site.config import BASE_DIR, Config, ConfigError, load_config
+from memory_site.embedded import EmbeddedServers
+
+PYTHON = sys.executable
+BIN = Path(PYTHON).parent
+_PR_SET_PDEATHSIG = 1
+_SHUTDOWN_GRACE_SECONDS = 20
+
+
+def _die_with_parent() -> None:
+    """In a child: get SIGTERM if the launcher dies, even by SIGKILL, so no process outlives it."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _say(message: str) -> None:
+    print(f"loci: {message}", flush=True)
+
+
+class _Stop(Exception):
+    pass
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def _manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run([PYTHON, str(BASE_DIR / "manage.py"), *args], env=env, check=True, cwd=BASE_DIR)
+
+
+def _terminate(processes: dict[str, subprocess.Popen[bytes]]) -> None:
+    for process in processes.values():
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + _SHUTDOWN_GRACE_SECONDS
+    for name, process in processes.items():
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _say(f"{name} did not stop in {_SHUTDOWN_GRACE_SECONDS}s; killing it")
+            process.kill()
+            process.wait()
+
+
+def run(config: Config) -> int:
+    signal.signal(signal.SIGTERM, _raise_stop)
+    signal.signal(signal.SIGINT, _raise_stop)
+    processes: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        with EmbeddedServers(config.state_dir, database_url=config.database_url, redis_url=config.redis_url) as servers:
+            try:
+                return _serve(config, servers, processes)
+            finally:
+                # Children first (the worker needs Redis to shut down cleanly), then the servers.
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                _terminate(processes)
+    except _Stop as stop:
+        _say(f"{stop} received; stopped")
+        return 0
+    except subprocess.CalledProcessError as exc:
+        _say(f"set-up step failed: {' '.join(map(str, exc.cmd[1:]))}")
+        return 1
+
+
+def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subprocess.Popen[bytes]]) -> int:
+    env = {**os.environ, **servers.environ()}
+    if servers.started:
+        _say(f"started embedded {' and '.join(servers.started)} (state in {config.state_dir})")
+    _manage(env, "migrate", "--noinput", "-v", "0")
+    _manage(env, "bootstrap_demo")
+    commands = {
+        "web": [
+            str(BIN / "gunicorn"), "memory_site.wsgi:application",
+            "--bind", f"{config.host}:{config.port}",
+            "--workers", str(config.web_concurrency), "--threads", "4",
+            "--graceful-timeout", "10", "--access-logfile", "-",
+        ],
+        "worker": [
+            str(BIN / "celery"), "-A", "memory_site", "worker", "--loglevel", "INFO",
+            "--concurrency", str(config.worker_concurrency), "--hostname", "worker@%h",
+        ],
+        "beat": [str(BIN / "celery"), "-A", "memory_site", "beat", "--loglevel", "INFO", "--pidfile="],
+    }  # fmt: skip
+    for name, command in commands.items():
+        processes[name] = subprocess.Popen(command, env=env, cwd=BASE_DIR, preexec_fn=_die_with_parent)
+    _say(
+        f"serving on http://{config.host}:{config.port}/ — API docs /api/docs/, admin /admin/, "
+        "health /health. Ctrl-C stops everything."
+    )
+    while True:
+        for name, process in processes.items():
+            if process.poll() is not None:
+                _say(f"{name} exited with status {process.returncode}; stopping the others")
+                return 1
+        time.sleep(0.5)
+
+
+def test(config: Config, pytest_args: list[str]) -> int:
+    state_dir = Path(os.environ.get("LOCI_TEST_STATE_DIR", str(BASE_DIR / ".state" / "test"))).resolve()
+    pytest: subprocess.Popen[bytes] | None = None
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        if pytest is not None and pytest.poll() is None:
+            pytest.send_signal(signum)
+
+    def wait_for_pytest(signum: int, frame: FrameType | None) -> None:
+        # Ctrl-C reaches pytest directly (same process group); the launcher waits for it to finish so
+        # that the servers are stopped below.
+        pass
+
+    # The suite runs on servers of its own: tests never touch `make run`'s data.
+    with EmbeddedServers(state_dir, database_url=config.database_url, redis_url=config.redis_url) as servers:
+        env = {**os.environ, **servers.environ(), "LOCI_STATE_DIR": str(state_dir)}
+        signal.signal(signal.SIGINT, wait_for_pytest)
+        signal.signal(signal.SIGTERM, forward)
+        pytest = subprocess.Popen([PYTHON, "-m", "pytest", *pytest_args], env=env, cwd=BASE_DIR)
+        return pytest.wait()
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test"}:
+        sys.stderr.write("usage: python -m memory_site.launcher run | test [pytest args]\n")
+        return 2
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        sys.stderr.write(f"loci: configuration error: {exc}\n")
+        return 2
+    if argv[0] == "run":
+        return run(config)
+    return test(config, argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

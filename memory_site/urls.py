@@ -1,0 +1,25 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memory_site.health import HealthApi, HealthCompatApi
+
+api_v1 = [
+    path("health", HealthApi.as_view(), name="api-health"),
+    path("", include("accounts.api.urls")),
+]
+
+urlpatterns = [
+    path("", RedirectView.as_view(url="/api/docs/", permanent=False)),
+    path("health", HealthCompatApi.as_view(), name="health"),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = "memory_site.views.bad_request"
+handler403 = "memory_site.views.permission_denied"
+handler404 = "memory_site.views.not_found"
+handler500 = "memory_site.views.server_error"

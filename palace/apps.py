@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PalaceConfig(AppConfig):
+    name = "palace"
+    verbose_name = "Memory palace"

@@ -1,0 +1,1 @@
+"""Memory palace models (built by a later issue)."""
