@@ -22,8 +22,7 @@ class ApiKeyInline(admin.TabularInline):
     model = ApiKey
     extra = 0
     can_delete = False
-    fields = ["prefix", "name", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
     show_change_link = True
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -63,7 +62,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def owner(self, obj: ApiKey) -> str:
         return str(obj.agent.owner)
 
-    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[Any]:
         if obj is None:
             return ["agent", "name"]
         return ["prefix", "agent", "name", "created_at", "last_used_at", "revoked_at", "key_hash"]

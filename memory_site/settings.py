@@ -134,7 +134,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = CONFIG.state_dir / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing folder
 # Serve static files straight from the apps (no collectstatic step for `make run`); production may
 # still run collectstatic into STATIC_ROOT.
 WHITENOISE_USE_FINDERS = True

@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.models import Agent, ApiKey
-from memory_site.api.authentication import HasApiKey, request_agent
-from memory_site.api.errors import Conflict
+from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.exceptions import Conflict
 from memory_site.api.pagination import BoundedPageNumberPagination
 from memory_site.api.schema import ERROR_RESPONSES, paginated
 
@@ -45,12 +45,12 @@ class AgentOutputSerializer(serializers.ModelSerializer):
 
 def _paginate(request: Request, view: APIView, queryset: Any, serializer: type[serializers.BaseSerializer]) -> Response:
     paginator = BoundedPageNumberPagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
+    page: Any = paginator.paginate_queryset(queryset, request, view=view)
     return paginator.get_paginated_response(serializer(page, many=True).data)
 
 
 def _owned_agent(request: Request, agent_id: uuid.UUID) -> Agent:
-    agent = selectors.agent_get(owner=request.user, agent_id=agent_id)
+    agent = selectors.agent_get(owner=request_owner(request), agent_id=agent_id)
     if agent is None:
         raise NotFound(MESSAGE_AGENT_NOT_FOUND)
     return agent
@@ -75,7 +75,7 @@ class AgentListApi(APIView):
         responses={200: paginated(AgentOutputSerializer), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        return _paginate(request, self, selectors.agent_list(owner=request.user), AgentOutputSerializer)
+        return _paginate(request, self, selectors.agent_list(owner=request_owner(request)), AgentOutputSerializer)
 
 
 class AgentCreateApi(APIView):
@@ -94,7 +94,7 @@ class AgentCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            agent = services.agent_create(owner=request.user, **data.validated_data)
+            agent = services.agent_create(owner=request_owner(request), **data.validated_data)
         except services.AgentNameTaken as exc:
             raise Conflict(str(exc)) from None
         return Response(AgentOutputSerializer(agent).data, status=status.HTTP_201_CREATED)
@@ -150,7 +150,7 @@ class ApiKeyListApi(APIView):
         responses={200: paginated(ApiKeyOutputSerializer), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        return _paginate(request, self, selectors.api_key_list(owner=request.user), ApiKeyOutputSerializer)
+        return _paginate(request, self, selectors.api_key_list(owner=request_owner(request)), ApiKeyOutputSerializer)
 
 
 class ApiKeyCreateApi(APIView):
@@ -197,7 +197,7 @@ class ApiKeyRevokeApi(APIView):
         responses={200: ApiKeyOutputSerializer, **ERROR_RESPONSES},
     )
     def post(self, request: Request, prefix: str) -> Response:
-        api_key = selectors.api_key_get(owner=request.user, prefix=prefix)
+        api_key = selectors.api_key_get(owner=request_owner(request), prefix=prefix)
         if api_key is None:
             raise NotFound(MESSAGE_KEY_NOT_FOUND)
         return Response(ApiKeyOutputSerializer(services.api_key_revoke(api_key=api_key)).data)

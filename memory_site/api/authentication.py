@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.permissions import BasePermission
@@ -46,6 +47,14 @@ class ApiKeyAuthentication(BaseAuthentication):
             return parts[1].decode()
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed(MESSAGE_MALFORMED_HEADER) from None
+
+
+def request_owner(request: Any) -> User:
+    """The owner whose memory the request acts on: the key's owner, or the logged-in user."""
+    user = request.user
+    if not isinstance(user, User) or not user.is_authenticated:
+        raise exceptions.NotAuthenticated()
+    return user
 
 
 def request_agent(request: Any) -> Agent | None:

@@ -19,32 +19,32 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from memory_site.api.exceptions import (
+    MESSAGE_DATABASE_DOWN,
+    MESSAGE_INVALID_INPUT,
+    MESSAGE_NOT_FOUND,
+    MESSAGE_PAYLOAD_TOO_LARGE,
+    MESSAGE_REDIS_DOWN,
+    MESSAGE_SERVER_ERROR,
+    Conflict,
+    PayloadTooLarge,
+    ServiceUnavailable,
+)
+
 logger = logging.getLogger(__name__)
 
-MESSAGE_INVALID_INPUT = "Invalid input."
-MESSAGE_NOT_FOUND = "Not found."
-MESSAGE_SERVER_ERROR = "Internal server error."
-MESSAGE_REDIS_DOWN = "Redis is unavailable; try again shortly."
-MESSAGE_DATABASE_DOWN = "The database is unavailable; try again shortly."
-MESSAGE_PAYLOAD_TOO_LARGE = "Request body too large."
-
-
-class PayloadTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = MESSAGE_PAYLOAD_TOO_LARGE
-    default_code = "payload_too_large"
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "Conflict."
-    default_code = "conflict"
-
-
-class ServiceUnavailable(exceptions.APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "Service unavailable."
-    default_code = "service_unavailable"
+__all__ = [
+    "MESSAGE_DATABASE_DOWN",
+    "MESSAGE_INVALID_INPUT",
+    "MESSAGE_NOT_FOUND",
+    "MESSAGE_PAYLOAD_TOO_LARGE",
+    "MESSAGE_REDIS_DOWN",
+    "MESSAGE_SERVER_ERROR",
+    "Conflict",
+    "PayloadTooLarge",
+    "ServiceUnavailable",
+    "exception_handler",
+]
 
 
 def envelope(message: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -76,8 +76,9 @@ def _message_and_extra(exc: exceptions.APIException) -> tuple[str, dict[str, Any
         fields = detail if isinstance(detail, dict) else {"non_field_errors": detail}
         return MESSAGE_INVALID_INPUT, {"fields": fields}
     extra: dict[str, Any] = {}
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        extra["retry_after_seconds"] = int(exc.wait)
+    wait = getattr(exc, "wait", None)
+    if isinstance(exc, exceptions.Throttled) and wait is not None:
+        extra["retry_after_seconds"] = int(wait)
     if isinstance(detail, dict):
         # A few DRF exceptions carry structured details; keep them, under a stable message.
         return str(detail.get("message", exc.default_detail)), {

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from rest_framework.parsers import JSONParser
 
-from memory_site.api.errors import MESSAGE_PAYLOAD_TOO_LARGE, PayloadTooLarge
+from memory_site.api.exceptions import MESSAGE_PAYLOAD_TOO_LARGE, PayloadTooLarge
 
 
 class BoundedJSONParser(JSONParser):
@@ -14,7 +15,7 @@ class BoundedJSONParser(JSONParser):
     skips Django's DATA_UPLOAD_MAX_MEMORY_SIZE check, so the bound is enforced here (also for chunked
     bodies that declare no length)."""
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         limit = settings.API_MAX_BODY_BYTES
         request = (parser_context or {}).get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None

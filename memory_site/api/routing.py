@@ -4,10 +4,9 @@ its own API class (STYLE habit 2) while the URL stays RESTful and the schema see
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
 
@@ -27,14 +26,13 @@ def _delegate(operation: type[APIView], method: str) -> Callable[..., Any]:
 
 
 def by_method(**operations: type[APIView]) -> Callable[..., Any]:
-    def get_permissions(self: APIView) -> list[BasePermission]:
-        operation = operations.get(self.request.method.lower()) if self.request.method else None
-        if operation is None:
-            return list(super(composite, self).get_permissions())
-        return [permission() for permission in operation.permission_classes]
+    def get_permissions(self: APIView) -> Sequence[Any]:
+        operation = operations.get((self.request.method or "").lower())
+        classes = operation.permission_classes if operation is not None else self.permission_classes
+        return [permission() for permission in classes]
 
     attrs: dict[str, Any] = {method: _delegate(operation, method) for method, operation in operations.items()}
     attrs["get_permissions"] = get_permissions
     attrs["__doc__"] = " / ".join(f"{m.upper()}: {op.__name__}" for m, op in operations.items())
-    composite = type("".join(op.__name__ for op in operations.values()), (APIView,), attrs)
+    composite: type[APIView] = type("".join(op.__name__ for op in operations.values()), (APIView,), attrs)
     return composite.as_view()

@@ -29,7 +29,7 @@ ERROR_RESPONSES = {
 
 
 class AutoSchema(SpectacularAutoSchema):
-    def get_serializer_name(self, serializer: Any, direction: str) -> str:
+    def get_serializer_name(self, serializer: Any, direction: Any) -> str:
         # `AgentCreateApi.InputSerializer` -> `AgentCreateInput`: nested serializers share short names.
         qualname = type(serializer).__qualname__
         if "." in qualname:

@@ -1,0 +1,31 @@
+"""API exceptions and their stable messages. Kept free of DRF's views so parsers and services can
+import them without a cycle (DRF's APIView imports the parser classes at class creation)."""
+
+from __future__ import annotations
+
+from rest_framework import exceptions, status
+
+MESSAGE_INVALID_INPUT = "Invalid input."
+MESSAGE_NOT_FOUND = "Not found."
+MESSAGE_SERVER_ERROR = "Internal server error."
+MESSAGE_REDIS_DOWN = "Redis is unavailable; try again shortly."
+MESSAGE_DATABASE_DOWN = "The database is unavailable; try again shortly."
+MESSAGE_PAYLOAD_TOO_LARGE = "Request body too large."
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = MESSAGE_PAYLOAD_TOO_LARGE
+    default_code = "payload_too_large"
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "Conflict."
+    default_code = "conflict"
+
+
+class ServiceUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "Service unavailable."
+    default_code = "service_unavailable"
