@@ -97,6 +97,8 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
             "--bind", f"{config.host}:{config.port}",
             "--workers", str(config.web_concurrency), "--threads", "4",
             "--graceful-timeout", "10", "--access-logfile", "-",
+            # Two checkouts on one machine would fight over the default ~/.gunicorn/gunicorn.ctl.
+            "--no-control-socket",
         ],
         "worker": [
             str(BIN / "celery"), "-A", "memory_site", "worker", "--loglevel", "INFO",
