@@ -105,6 +105,9 @@ class Config:
     task_time_limit: int
     job_run_retention_days: int
     working_memory_ttl: int
+    working_memory_max_ttl: int
+    working_memory_max_bytes: int
+    working_memory_max_messages: int
 
 
 def _throttle_rate(env: _Env) -> str:
@@ -168,4 +171,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         task_time_limit=hard_limit,
         job_run_retention_days=env.integer("JOB_RUN_RETENTION_DAYS", 30, minimum=1),
         working_memory_ttl=env.integer("WORKING_MEMORY_TTL", 86400, minimum=1),
+        working_memory_max_ttl=env.integer("WORKING_MEMORY_MAX_TTL", 30 * 86400, minimum=1),
+        working_memory_max_bytes=env.integer("WORKING_MEMORY_MAX_BYTES", 64 * 1024, minimum=1024),
+        working_memory_max_messages=env.integer("WORKING_MEMORY_MAX_MESSAGES", 200, minimum=1, maximum=10000),
     )

@@ -118,16 +118,3 @@ class HealthApi(APIView):
             except DatabaseError:
                 pass
         return Response(report, status=200 if database_up else 503, headers={"Cache-Control": "no-store"})
-
-
-class HealthCompatApi(HealthApi):
-    """`GET /health`, the reference service's path; same answer as `/api/v1/health`."""
-
-    @extend_schema(
-        operation_id="health_compat",
-        summary="Health (compatibility path)",
-        responses={200: _Report, 503: _Report},
-        auth=[],
-    )
-    def get(self, request: Request) -> Response:
-        return super().get(request)

@@ -215,6 +215,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 JOB_RUN_RETENTION_DAYS = CONFIG.job_run_retention_days
 WORKING_MEMORY_TTL = CONFIG.working_memory_ttl
+WORKING_MEMORY_MAX_TTL = CONFIG.working_memory_max_ttl
+WORKING_MEMORY_MAX_BYTES = CONFIG.working_memory_max_bytes
+WORKING_MEMORY_MAX_MESSAGES = CONFIG.working_memory_max_messages
 
 # --- Logging ----------------------------------------------------------------------------------
 LOGGING = {

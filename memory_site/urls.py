@@ -3,16 +3,21 @@ from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from memory_site.health import HealthApi, HealthCompatApi
+from ledger.api.urls import api_urlpatterns as ledger_api
+from ledger.api.urls import compat_urlpatterns as ledger_compat
+from memory_site.health import HealthApi
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
     path("", include("accounts.api.urls")),
+    *ledger_api,
 ]
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/api/docs/", permanent=False)),
-    path("health", HealthCompatApi.as_view(), name="health"),
+    # The reference service's paths (DESIGN §5.10), same views as under /api/v1/.
+    path("health", HealthApi.as_view(), name="health"),
+    *ledger_compat,
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

@@ -75,7 +75,7 @@ def _message_and_extra(exc: exceptions.APIException) -> tuple[str, dict[str, Any
     if isinstance(exc, exceptions.ValidationError):
         fields = detail if isinstance(detail, dict) else {"non_field_errors": detail}
         return MESSAGE_INVALID_INPUT, {"fields": fields}
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(getattr(exc, "extra", None) or {})
     wait = getattr(exc, "wait", None)
     if isinstance(exc, exceptions.Throttled) and wait is not None:
         extra["retry_after_seconds"] = int(wait)
@@ -110,7 +110,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
 
 # --- Django-level errors under the API prefixes ---------------------------------------------------
 
-API_PATH_PREFIXES = ("/api/", "/health")
+API_PATH_PREFIXES = ("/api/", "/health", "/working-memory/", "/ledger/")
 
 
 def is_api_path(path: str) -> bool:

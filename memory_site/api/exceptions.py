@@ -3,6 +3,8 @@ import them without a cycle (DRF's APIView imports the parser classes at class c
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import exceptions, status
 
 MESSAGE_INVALID_INPUT = "Invalid input."
@@ -17,6 +19,10 @@ class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = MESSAGE_PAYLOAD_TOO_LARGE
     default_code = "payload_too_large"
+
+    def __init__(self, detail: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(detail)
+        self.extra = extra or {}  # goes to the envelope's "extra" as given (numbers stay numbers)
 
 
 class Conflict(exceptions.APIException):

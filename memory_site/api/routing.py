@@ -34,5 +34,8 @@ def by_method(**operations: type[APIView]) -> Callable[..., Any]:
     attrs: dict[str, Any] = {method: _delegate(operation, method) for method, operation in operations.items()}
     attrs["get_permissions"] = get_permissions
     attrs["__doc__"] = " / ".join(f"{m.upper()}: {op.__name__}" for m, op in operations.items())
-    composite: type[APIView] = type("".join(op.__name__ for op in operations.values()), (APIView,), attrs)
+    # The composite inherits what its operations share (error mapping, helpers): their closest common base.
+    views = list(operations.values())
+    base = next(cls for cls in views[0].__mro__ if all(issubclass(view, cls) for view in views))
+    composite: type[APIView] = type("".join(op.__name__ for op in views), (base,), attrs)
     return composite.as_view()

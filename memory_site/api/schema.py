@@ -29,6 +29,15 @@ ERROR_RESPONSES = {
 
 
 class AutoSchema(SpectacularAutoSchema):
+    def get_operation(self, *args: Any, **kwargs: Any) -> Any:
+        # The reference services' paths (DESIGN §5.10) mount the same views outside /api/v1/: one
+        # implementation, documented twice under their own operation ids and tag.
+        operation = super().get_operation(*args, **kwargs)
+        if operation and not self.path.startswith("/api/"):
+            operation["operationId"] = f"compat_{operation['operationId']}"
+            operation["tags"] = ["compatibility"]
+        return operation
+
     def get_serializer_name(self, serializer: Any, direction: Any) -> str:
         # `AgentCreateApi.InputSerializer` -> `AgentCreateInput`: nested serializers share short names.
         qualname = type(serializer).__qualname__

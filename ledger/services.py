@@ -1,0 +1,331 @@
+"""Working memory, its helpers, sharing between agents, persistence, and the injection ledger.
+
+Every function takes the owner's id and a validated conversation id; the Redis keys and Lua scripts
+live in `ledger.redis_store`. Values are stored JSON-encoded (compact, UTF-8) and decoded on the way
+out; a value some other client stored as plain text comes back as that text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from accounts.models import Agent
+from ledger import redis_store
+from ledger.models import WorkingMemorySnapshot
+
+# Conversation ids: 1 to 256 characters of letters, digits and . _ : @ ~ - (no slash, no space).
+CONVERSATION_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9._:@~-]{1,256}")
+MAX_FIELD_NAME_LENGTH: Final = 256
+MAX_FIELDS_PER_WRITE: Final = 1000
+
+# Reserved fields of the helpers (seed 002's WorkingMemoryService), inside the conversation's hash.
+SCRATCHPAD: Final = "scratchpad"
+ENTITIES: Final = "entities"
+CONVERSATION_CONTEXT: Final = "conversation_context"
+TASK_STATE: Final = "task_state"
+TOOL_STATE_PREFIX: Final = "tool_state:"
+INTERMEDIATE_PREFIX: Final = "intermediate:"
+
+MESSAGE_TOO_LARGE: Final = "Working memory would exceed its size limit; nothing was written."
+MESSAGE_WM_UNAVAILABLE: Final = "working memory is unavailable: Redis is not reachable"
+MESSAGE_LEDGER_UNAVAILABLE: Final = "the injection ledger is unavailable: Redis is not reachable"
+MESSAGE_BUSY: Final = "Working memory changed under this update too many times; try again."
+MESSAGE_NO_SNAPSHOT: Final = "No persisted working memory for this conversation."
+
+_CAS_ATTEMPTS: Final = 20
+
+
+class WorkingMemoryTooLarge(Exception):
+    def __init__(self, size_bytes: int) -> None:
+        super().__init__(MESSAGE_TOO_LARGE)
+        self.size_bytes = size_bytes
+
+
+class WorkingMemoryBusy(Exception):
+    pass
+
+
+class SnapshotMissing(Exception):
+    pass
+
+
+def is_valid_conversation_id(value: str) -> bool:
+    return CONVERSATION_ID_PATTERN.fullmatch(value) is not None
+
+
+def encode(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def decode(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    size_bytes: int
+    ttl_seconds: int
+
+
+def _ttl(ttl_seconds: int | None) -> int:
+    return ttl_seconds or settings.WORKING_MEMORY_TTL
+
+
+def _merge(
+    hash_key: str,
+    ttl_key: str,
+    values: dict[str, str],
+    *,
+    ttl_seconds: int | None,
+    guards: Sequence[tuple[str, str | None]] = (),
+) -> tuple[int, int]:
+    ttl = _ttl(ttl_seconds)
+    args: list[str | int] = [settings.WORKING_MEMORY_MAX_BYTES, ttl, len(guards)]
+    for field, expected in guards:
+        args += [field, "0" if expected is None else "1", expected or ""]
+    for field, value in values.items():
+        args += [field, value]
+    result = redis_store.run(redis_store.MERGE, [hash_key, ttl_key], args)
+    assert isinstance(result, list)
+    return int(result[0]), int(result[1])
+
+
+def _raise_for(status: int, size: int) -> None:
+    if status == -1:
+        raise WorkingMemoryTooLarge(size)
+
+
+# --- the hash -------------------------------------------------------------------------------------
+
+
+def working_memory_merge(
+    *, owner_id: int, conversation_id: str, fields: dict[str, Any], ttl_seconds: int | None = None
+) -> WriteResult:
+    """Merge `fields` into the conversation's working memory (never replacing the hash) and set its TTL."""
+    values = {name: encode(value) for name, value in fields.items()}
+    keys = (
+        redis_store.working_memory_key(owner_id, conversation_id),
+        redis_store.ttl_policy_key(owner_id, conversation_id),
+    )
+    with redis_store.redis_errors_as_unavailable():
+        status, size = _merge(*keys, values, ttl_seconds=ttl_seconds)
+    _raise_for(status, size)
+    return WriteResult(size_bytes=size, ttl_seconds=_ttl(ttl_seconds))
+
+
+def working_memory_get(*, owner_id: int, conversation_id: str) -> dict[str, Any]:
+    """Every field, decoded; `{}` for an unknown conversation. Re-arms the TTL."""
+    keys = [
+        redis_store.working_memory_key(owner_id, conversation_id),
+        redis_store.ttl_policy_key(owner_id, conversation_id),
+    ]
+    with redis_store.redis_errors_as_unavailable():
+        flat = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "all", ""])
+    assert isinstance(flat, list)
+    return {flat[i]: decode(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+
+def working_memory_field_get(*, owner_id: int, conversation_id: str, field: str) -> tuple[bool, Any]:
+    """(exists, decoded value) of one field. Re-arms the TTL."""
+    keys = [
+        redis_store.working_memory_key(owner_id, conversation_id),
+        redis_store.ttl_policy_key(owner_id, conversation_id),
+    ]
+    with redis_store.redis_errors_as_unavailable():
+        raw = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "field", field])
+    return (False, None) if raw is None else (True, decode(str(raw)))
+
+
+def working_memory_keys(*, owner_id: int, conversation_id: str) -> list[str]:
+    keys = [
+        redis_store.working_memory_key(owner_id, conversation_id),
+        redis_store.ttl_policy_key(owner_id, conversation_id),
+    ]
+    with redis_store.redis_errors_as_unavailable():
+        names = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "keys", ""])
+    assert isinstance(names, list)
+    return sorted(names)
+
+
+def working_memory_delete(*, owner_id: int, conversation_id: str, fields: list[str] | None = None) -> int:
+    """Delete the named fields (returns how many existed), or the whole working memory when none are named."""
+    keys = [
+        redis_store.working_memory_key(owner_id, conversation_id),
+        redis_store.ttl_policy_key(owner_id, conversation_id),
+    ]
+    with redis_store.redis_errors_as_unavailable():
+        deleted = redis_store.run(redis_store.DELETE, keys, [settings.WORKING_MEMORY_TTL, *(fields or [])])
+    return int(deleted)  # type: ignore[call-overload]
+
+
+_MISSING: Final = object()
+
+
+def working_memory_field_update(
+    *, owner_id: int, conversation_id: str, field: str, update: Callable[[Any], Any]
+) -> tuple[Any, WriteResult]:
+    """Read-modify-write of one field without a lock: `update(current or _MISSING)` gives the new value,
+    written only if the field is unchanged since the read (a guard in the MERGE script); a concurrent
+    change makes it read again. The size limit is checked by the same script."""
+    hash_key = redis_store.working_memory_key(owner_id, conversation_id)
+    ttl_key = redis_store.ttl_policy_key(owner_id, conversation_id)
+    client_ttl = None
+    with redis_store.redis_errors_as_unavailable():
+        for _ in range(_CAS_ATTEMPTS):
+            pipe: Any = redis_store.get_redis().pipeline(transaction=False)
+            raw, policy = pipe.hget(hash_key, field).get(ttl_key).execute()
+            client_ttl = int(policy) if policy else None
+            value = update(_MISSING if raw is None else decode(raw))
+            status, size = _merge(
+                hash_key, ttl_key, {field: encode(value)}, ttl_seconds=client_ttl, guards=[(field, raw)]
+            )
+            if status != -2:
+                _raise_for(status, size)
+                return value, WriteResult(size_bytes=size, ttl_seconds=_ttl(client_ttl))
+    raise WorkingMemoryBusy(MESSAGE_BUSY)
+
+
+# --- helpers (seed 002) -----------------------------------------------------------------------------
+
+
+def scratchpad_append(*, owner_id: int, conversation_id: str, content: str, separator: str = "\n") -> str:
+    def append(current: Any) -> str:
+        if current is _MISSING or current in ("", None):
+            return content
+        return f"{current}{separator}{content}"
+
+    value, _ = working_memory_field_update(
+        owner_id=owner_id, conversation_id=conversation_id, field=SCRATCHPAD, update=append
+    )
+    return str(value)
+
+
+def conversation_append(*, owner_id: int, conversation_id: str, message: dict[str, Any]) -> list[Any]:
+    """Append a message to the conversation context, keeping the newest WORKING_MEMORY_MAX_MESSAGES."""
+    limit = settings.WORKING_MEMORY_MAX_MESSAGES
+
+    def append(current: Any) -> list[Any]:
+        messages = current if isinstance(current, list) else []
+        return [*messages, message][-limit:]
+
+    value, _ = working_memory_field_update(
+        owner_id=owner_id, conversation_id=conversation_id, field=CONVERSATION_CONTEXT, update=append
+    )
+    return list(value)
+
+
+def tool_state_field(tool_name: str) -> str:
+    return f"{TOOL_STATE_PREFIX}{tool_name}"
+
+
+def intermediate_field(step_name: str) -> str:
+    return f"{INTERMEDIATE_PREFIX}{step_name}"
+
+
+# --- sharing between the owner's agents ---------------------------------------------------------------
+
+
+def working_memory_share(*, owner_id: int, source: Agent, target: Agent, key: str, value: Any) -> WriteResult:
+    """`source` shares `value` under `key` with `target`; both agents belong to `owner_id` (the caller
+    checks). Same size limit and default TTL as a conversation's working memory."""
+    assert source.owner_id == owner_id == target.owner_id
+    keys = (
+        redis_store.shared_key(owner_id, str(source.id), str(target.id)),
+        redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
+    )
+    with redis_store.redis_errors_as_unavailable():
+        status, size = _merge(*keys, {key: encode(value)}, ttl_seconds=None)
+    _raise_for(status, size)
+    return WriteResult(size_bytes=size, ttl_seconds=_ttl(None))
+
+
+def working_memory_retrieve_shared(*, owner_id: int, source: Agent, target: Agent, key: str) -> tuple[bool, Any]:
+    """What `source` shared with `target` under `key`: (exists, value)."""
+    keys = [
+        redis_store.shared_key(owner_id, str(source.id), str(target.id)),
+        redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
+    ]
+    with redis_store.redis_errors_as_unavailable():
+        raw = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "field", key])
+    return (False, None) if raw is None else (True, decode(str(raw)))
+
+
+# --- persistence ------------------------------------------------------------------------------------
+
+
+def working_memory_persist(*, owner: User, conversation_id: str, agent: Agent | None) -> WorkingMemorySnapshot:
+    """Save the conversation's working memory (raw values and TTL policy) to PostgreSQL, replacing an
+    earlier save. Redis is read before the transaction (STYLE habit 6)."""
+    hash_key = redis_store.working_memory_key(owner.pk, conversation_id)
+    with redis_store.redis_errors_as_unavailable():
+        pipe: Any = redis_store.get_redis().pipeline(transaction=True)
+        raw, policy = pipe.hgetall(hash_key).get(redis_store.ttl_policy_key(owner.pk, conversation_id)).execute()
+    size = sum(len(name.encode()) + len(value.encode()) for name, value in raw.items())
+    with transaction.atomic():
+        snapshot, _ = WorkingMemorySnapshot.objects.update_or_create(
+            owner=owner,
+            conversation_id=conversation_id,
+            defaults={
+                "fields": raw,
+                "ttl_seconds": _ttl(int(policy) if policy else None),
+                "size_bytes": size,
+                "persisted_by": agent,
+            },
+        )
+    return snapshot
+
+
+def working_memory_load(*, owner: User, conversation_id: str) -> dict[str, Any]:
+    """Put the persisted working memory back in Redis (replacing what is there), with a fresh TTL."""
+    snapshot = WorkingMemorySnapshot.objects.filter(owner=owner, conversation_id=conversation_id).first()
+    if snapshot is None:
+        raise SnapshotMissing(MESSAGE_NO_SNAPSHOT)
+    args: list[str | int] = [snapshot.ttl_seconds]
+    for name, value in snapshot.fields.items():
+        args += [name, value]
+    keys = [
+        redis_store.working_memory_key(owner.pk, conversation_id),
+        redis_store.ttl_policy_key(owner.pk, conversation_id),
+    ]
+    with redis_store.redis_errors_as_unavailable():
+        redis_store.run(redis_store.RESTORE, keys, args)
+    return {name: decode(value) for name, value in snapshot.fields.items()}
+
+
+# --- injection ledger ---------------------------------------------------------------------------------
+
+
+def _ledger(owner_id: int, conversation_id: str, op: str, item: str = "", value: str = "") -> Any:
+    keys = [redis_store.ledger_key(owner_id, conversation_id), redis_store.ttl_policy_key(owner_id, conversation_id)]
+    with redis_store.redis_errors_as_unavailable():
+        return redis_store.run(redis_store.LEDGER, keys, [settings.WORKING_MEMORY_TTL, op, item, value])
+
+
+def ledger_get_all(*, owner_id: int, conversation_id: str) -> dict[str, str]:
+    flat = _ledger(owner_id, conversation_id, "all")
+    return {flat[i]: flat[i + 1] for i in range(0, len(flat), 2)}
+
+
+def ledger_check(*, owner_id: int, conversation_id: str, item: str) -> bool:
+    return bool(_ledger(owner_id, conversation_id, "check", item))
+
+
+def ledger_mark(*, owner_id: int, conversation_id: str, item: str, value: str = "injected") -> bool:
+    """Mark `item` injected; True when it was not marked before (marking twice is harmless)."""
+    return bool(_ledger(owner_id, conversation_id, "mark", item, value))
+
+
+def ledger_evict(*, owner_id: int, conversation_id: str, item: str) -> bool:
+    """Forget `item`, so it may be injected again; True when it was marked."""
+    return bool(_ledger(owner_id, conversation_id, "evict", item))
