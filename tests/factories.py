@@ -27,7 +27,7 @@ class Persona:
 
 
 def make_user(name: str = "user") -> User:
-    user, _ = services.user_ensure(username=f"{name}-{next(_counter)}", password="a-long-test-password")
+    user, _ = services.user_ensure(username=f"{name}-{next(_counter)}")  # no password: tests log in with force_login
     return user
 
 

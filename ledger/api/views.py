@@ -35,6 +35,7 @@ MESSAGE_BAD_FIELD_NAME = "Field names are 1 to 256 characters with no control ch
 
 _ERRORS = {**ERROR_RESPONSES, 413: OpenApiResponse(ErrorEnvelope, description="Over the 64 KB limit; nothing written")}
 
+
 class AnyValue(serializers.JSONField):
     """Any JSON value: object, array, string, number, boolean or null."""
 
@@ -49,12 +50,21 @@ def _valid_name(name: str) -> bool:
     )
 
 
-class FieldNameField(serializers.CharField):
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would turn 5 into "5"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError("Must be a string.")
+        return str(super().to_internal_value(data))
+
+
+class FieldNameField(StrictCharField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_length=services.MAX_FIELD_NAME_LENGTH, trim_whitespace=False, **kwargs)
 
     def to_internal_value(self, data: Any) -> str:
-        value = str(super().to_internal_value(data))
+        value = super().to_internal_value(data)
         if not _valid_name(value):
             raise serializers.ValidationError(MESSAGE_BAD_FIELD_NAME)
         return value
@@ -287,7 +297,7 @@ def _messages() -> serializers.Field:
 
 ScratchpadGetApi, ScratchpadSetApi = _slot_apis(
     title="Scratchpad", value_key="content", noun="the scratchpad",
-    value_field=lambda: serializers.CharField(allow_blank=True, allow_null=True, trim_whitespace=False),
+    value_field=lambda: StrictCharField(allow_blank=True, allow_null=True, trim_whitespace=False),
     field_for=lambda _: services.SCRATCHPAD,
 )  # fmt: skip
 EntitiesGetApi, EntitiesSetApi = _slot_apis(
@@ -315,8 +325,8 @@ StepResultGetApi, StepResultSetApi = _slot_apis(
 
 class ScratchpadAppendApi(WorkingMemoryApi):
     class InputSerializer(serializers.Serializer):
-        content = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        separator = serializers.CharField(default="\n", allow_blank=True, trim_whitespace=False, max_length=16)
+        content = StrictCharField(allow_blank=True, trim_whitespace=False)
+        separator = StrictCharField(default="\n", allow_blank=True, trim_whitespace=False, max_length=16)
 
     @extend_schema(
         summary="Append to the scratchpad (atomic)",
@@ -515,7 +525,7 @@ class LedgerCheckApi(LedgerApi):
 
 class LedgerMarkApi(LedgerApi):
     class InputSerializer(LedgerItemInput):
-        value = serializers.CharField(default="injected", max_length=1024, trim_whitespace=False)
+        value = StrictCharField(default="injected", max_length=1024, trim_whitespace=False)
 
     @extend_schema(
         summary="Mark an item injected (idempotent)",

@@ -122,7 +122,12 @@ def test_the_size_is_field_names_plus_encoded_values(personas: Personas, convers
 def test_exactly_the_limit_is_allowed(personas: Personas, conversation: str) -> None:
     # field "f" (1 byte) + '"' + payload + '"'
     fields = {"f": "x" * (65536 - 3)}
-    assert services.working_memory_merge(owner_id=personas.owner.user.pk, conversation_id=conversation, fields=fields).size_bytes == 65536
+    assert (
+        services.working_memory_merge(
+            owner_id=personas.owner.user.pk, conversation_id=conversation, fields=fields
+        ).size_bytes
+        == 65536
+    )
     with pytest.raises(services.WorkingMemoryTooLarge):
         services.working_memory_merge(owner_id=personas.owner.user.pk, conversation_id=conversation, fields={"g": 1})
 
@@ -137,7 +142,9 @@ def test_two_writers_racing_past_the_limit_leave_exactly_one_write(
         barrier = threading.Barrier(2)
         outcomes: dict[str, str] = {}
 
-        def write(name: str, conv: str = conv, barrier: threading.Barrier = barrier, outcomes: dict[str, str] = outcomes) -> None:
+        def write(
+            name: str, conv: str = conv, barrier: threading.Barrier = barrier, outcomes: dict[str, str] = outcomes
+        ) -> None:
             barrier.wait()
             try:
                 services.working_memory_merge(owner_id=owner_id, conversation_id=conv, fields={name: "w" * 20_000})
@@ -160,7 +167,9 @@ def test_delete_named_fields_then_the_whole_key(
     api: APIClient, personas: Personas, conversation: str, raw_redis: redis.Redis
 ) -> None:
     _put(api, personas, conversation, {"fields": {"a": 1, "b": 2, "c": 3}})
-    response = api.delete(f"{BASE}/{conversation}", {"fields": ["a", "missing"]}, format="json", **personas.owner.headers)
+    response = api.delete(
+        f"{BASE}/{conversation}", {"fields": ["a", "missing"]}, format="json", **personas.owner.headers
+    )
     assert response.json() == {"deleted": 1, "whole": False}
     assert api.get(f"{BASE}/{conversation}", **personas.owner.headers).json() == {"b": 2, "c": 3}
 
@@ -168,7 +177,9 @@ def test_delete_named_fields_then_the_whole_key(
     assert response.json()["whole"] is True
     assert api.get(f"{BASE}/{conversation}", **personas.owner.headers).json() == {}
     owner_id = personas.owner.user.pk
-    assert not raw_redis.exists(redis_store.working_memory_key(owner_id, conversation), redis_store.ttl_policy_key(owner_id, conversation))
+    assert not raw_redis.exists(
+        redis_store.working_memory_key(owner_id, conversation), redis_store.ttl_policy_key(owner_id, conversation)
+    )
 
 
 @pytest.mark.parametrize("conversation_id", ["has%20space", "x" * 257, "semi%3Bcolon", "%C3%A9t%C3%A9"])
