@@ -2,26 +2,51 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import QuerySet
 
 from accounts.models import Agent, ApiKey
-from accounts.services import API_KEY_SCHEME, api_key_hash
 
-
-def api_key_for_raw_key(*, raw_key: str) -> ApiKey | None:
-    """The active key matching `raw_key`, with its agent and owner loaded; None for unknown, revoked
-    or malformed keys and for keys whose owner is deactivated."""
-    if not raw_key.startswith(f"{API_KEY_SCHEME}_") or len(raw_key) > 200:
-        return None
-    # Looked up by hash (a unique index): no per-key comparison loop to time.
-    return (
-        ApiKey.objects.select_related("agent", "agent__owner")
-        .filter(key_hash=api_key_hash(raw_key), revoked_at__isnull=True, agent__owner__is_active=True)
-        .first()
+_KEY_COLUMNS = ("id", "agent_id", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+_AGENT_COLUMNS = ("id", "owner_id", "name", "description", "config", "created_at", "updated_at")
+_USER_COLUMNS = ("id", "username", "is_active", "is_staff", "is_superuser")
+# Every API request runs this, so it is one hand-written join by the unique key_hash index: the ORM's
+# query compilation cost more than the query itself (measured with bench/working_memory.py).
+_AUTHENTICATE_SQL = (
+    "SELECT "
+    + ", ".join(
+        [f"k.{c}" for c in _KEY_COLUMNS] + [f"a.{c}" for c in _AGENT_COLUMNS] + [f"u.{c}" for c in _USER_COLUMNS]
     )
+    + f" FROM {ApiKey._meta.db_table} k"
+    + f" JOIN {Agent._meta.db_table} a ON a.id = k.agent_id"
+    + f" JOIN {User._meta.db_table} u ON u.id = a.owner_id"
+    + " WHERE k.key_hash = %s AND k.revoked_at IS NULL AND u.is_active"
+)
+
+
+def api_key_for_hash(*, key_hash: str) -> ApiKey | None:
+    """The active key with this hash, with its agent and owner loaded; None for unknown or revoked
+    keys and for keys whose owner is deactivated."""
+    # Looked up by hash (a unique index): no per-key comparison loop to time.
+    with connection.cursor() as cursor:
+        cursor.execute(_AUTHENTICATE_SQL, [key_hash])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    key_end, agent_end = len(_KEY_COLUMNS), len(_KEY_COLUMNS) + len(_AGENT_COLUMNS)
+    # from_db builds instances the way the ORM does (the other columns are deferred, loaded on access).
+    api_key = ApiKey.from_db("default", [*_KEY_COLUMNS], row[:key_end])
+    agent_row = list(row[key_end:agent_end])
+    if isinstance(agent_row[4], str):  # Django leaves jsonb undecoded for its JSONField to parse
+        agent_row[4] = json.loads(agent_row[4])
+    agent = Agent.from_db("default", [*_AGENT_COLUMNS], agent_row)
+    agent.owner = User.from_db("default", [*_USER_COLUMNS], row[agent_end:])
+    api_key.agent = agent
+    return api_key
 
 
 def agent_list(*, owner: User) -> QuerySet[Agent]:

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts import auth_cache, selectors
 from accounts.models import Agent, ApiKey, MemorySettings
 
 API_KEY_SCHEME = "loci"
@@ -91,7 +92,16 @@ def agent_update(
             agent.save()
     except IntegrityError:
         raise AgentNameTaken(MESSAGE_AGENT_NAME_TAKEN) from None
+    # Authentication caches the agent with its keys: drop those entries so the change shows at once.
+    _forget_cached_keys(list(ApiKey.objects.filter(agent=agent).values_list("key_hash", flat=True)))
     return agent
+
+
+def _forget_cached_keys(key_hashes: list[str]) -> None:
+    # Now, and again once the change commits: a request that re-cached the old row in between (it
+    # still read the uncommitted-away state) must not keep it for API_KEY_CACHE_SECONDS.
+    auth_cache.forget(key_hashes=key_hashes)
+    transaction.on_commit(lambda: auth_cache.forget(key_hashes=key_hashes))
 
 
 def api_key_issue(*, agent: Agent, name: str = "") -> IssuedKey:
@@ -109,21 +119,43 @@ def api_key_issue(*, agent: Agent, name: str = "") -> IssuedKey:
 
 
 def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
-    """Revoke a key; revoking twice keeps the first revocation time."""
+    """Revoke a key; revoking twice keeps the first revocation time. Effective at once: the key's
+    cached authentication is dropped when the revocation commits."""
     ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
-    api_key.refresh_from_db(fields=["revoked_at"])
+    api_key.refresh_from_db(fields=["revoked_at", "key_hash"])
+    _forget_cached_keys([api_key.key_hash])
     return api_key
 
 
-def api_key_touch(*, api_key: ApiKey, now: datetime | None = None) -> bool:
+def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
+    """The active key for `raw_key` (agent and owner loaded), or None; keeps last_used_at current.
+
+    Served from the Redis cache when it can be (no PostgreSQL query on the hot path), else from
+    PostgreSQL, then cached."""
+    parts = raw_key.split("_", 2)
+    if len(parts) != 3 or parts[0] != API_KEY_SCHEME or len(raw_key) > 200:
+        return None
+    key_hash = api_key_hash(raw_key)
+    api_key, touch_due = auth_cache.lookup(key_hash=key_hash, prefix=parts[1])
+    if api_key is None:
+        api_key = selectors.api_key_for_hash(key_hash=key_hash)
+        if api_key is None:
+            return None
+        auth_cache.store(key_hash=key_hash, api_key=api_key)
+    api_key_touch(api_key=api_key, due=touch_due)
+    return api_key
+
+
+def api_key_touch(*, api_key: ApiKey, now: datetime | None = None, due: bool | None = None) -> bool:
     """Keep `last_used_at` current with at most one write per key per `API_KEY_TOUCH_INTERVAL`.
 
-    The loaded row tells whether a write is due, so most requests write nothing; the conditional
-    UPDATE makes concurrent requests that all see a stale value write once between them.
+    `due` is the Redis marker's verdict (see auth_cache.lookup); without it (Redis down) the loaded
+    row decides. Either way most requests write nothing, and the conditional UPDATE makes concurrent
+    requests that all see a stale value write once between them.
     """
     now = now or timezone.now()
     threshold = now - timedelta(seconds=settings.API_KEY_TOUCH_INTERVAL)
-    if api_key.last_used_at is not None and api_key.last_used_at > threshold:
+    if due is False or (due is None and api_key.last_used_at is not None and api_key.last_used_at > threshold):
         return False
     updated = (
         ApiKey.objects.filter(pk=api_key.pk)

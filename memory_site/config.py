@@ -101,6 +101,7 @@ class Config:
     api_max_page_size: int
     api_throttle_rate: str
     api_key_touch_interval: int
+    api_key_cache_seconds: int
     task_soft_time_limit: int
     task_time_limit: int
     job_run_retention_days: int
@@ -111,7 +112,7 @@ class Config:
 
 
 def _throttle_rate(env: _Env) -> str:
-    value = env.text("API_THROTTLE_RATE", "1200/min")
+    value = env.text("API_THROTTLE_RATE", "12000/min")
     count, _, period = value.partition("/")
     if not count.isdigit() or period not in {"s", "sec", "m", "min", "h", "hour", "d", "day"}:
         raise ConfigError(f"API_THROTTLE_RATE must look like 1200/min (per s, min, hour or day); got {value!r}")
@@ -167,6 +168,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         api_max_page_size=max_page_size,
         api_throttle_rate=_throttle_rate(env),
         api_key_touch_interval=env.integer("API_KEY_TOUCH_INTERVAL", 60, minimum=1),
+        api_key_cache_seconds=env.integer("API_KEY_CACHE_SECONDS", 60, minimum=1, maximum=3600),
         task_soft_time_limit=soft_limit,
         task_time_limit=hard_limit,
         job_run_retention_days=env.integer("JOB_RUN_RETENTION_DAYS", 30, minimum=1),

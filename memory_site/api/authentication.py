@@ -10,8 +10,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.permissions import BasePermission
 
 from accounts.models import Agent, ApiKey
-from accounts.selectors import api_key_for_raw_key
-from accounts.services import api_key_touch
+from accounts.services import api_key_authenticate
 
 MESSAGE_INVALID_KEY = "Invalid or revoked API key."
 MESSAGE_MALFORMED_HEADER = "Malformed Authorization header: use 'Bearer <key>'."
@@ -23,10 +22,9 @@ class ApiKeyAuthentication(BaseAuthentication):
         raw_key = self._raw_key(request)
         if raw_key is None:
             return None
-        api_key = api_key_for_raw_key(raw_key=raw_key)
+        api_key = api_key_authenticate(raw_key=raw_key)
         if api_key is None:
             raise exceptions.AuthenticationFailed(MESSAGE_INVALID_KEY)
-        api_key_touch(api_key=api_key)
         return api_key.agent.owner, api_key
 
     def authenticate_header(self, request: Any) -> str:

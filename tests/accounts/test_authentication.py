@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -12,6 +13,7 @@ from rest_framework.test import APIClient
 from accounts import services
 from accounts.models import ApiKey
 from memory_site.api.authentication import MESSAGE_INVALID_KEY, MESSAGE_MALFORMED_HEADER
+from memory_site.redis_client import get_redis
 from tests.factories import Persona, make_persona
 
 pytestmark = pytest.mark.django_db
@@ -76,8 +78,9 @@ def test_last_used_at_moves_without_a_write_on_every_request(api: APIClient) -> 
     assert not [q for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
     assert ApiKey.objects.get(pk=persona.api_key.pk).last_used_at == first
 
-    # A minute later the next request records the use again.
+    # A minute later (the row and the Redis marker both say so) the next request records the use again.
     ApiKey.objects.filter(pk=persona.api_key.pk).update(last_used_at=first - timedelta(minutes=2))
+    get_redis().delete(f"auth:touch:{persona.api_key.prefix}")
     api.get(ME, **persona.headers)
     moved = ApiKey.objects.get(pk=persona.api_key.pk).last_used_at
     assert moved is not None and moved > first
@@ -110,3 +113,33 @@ def test_a_key_is_never_stored_or_logged_in_clear(api: APIClient, caplog: pytest
     assert secret not in stored
     assert persona.key not in stored
     assert secret not in caplog.text
+
+
+def test_a_known_key_is_served_from_the_cache_without_a_database_query(api: APIClient) -> None:
+    persona = make_persona()
+    api.get("/api/v1/ledger/c1", **persona.headers)
+    with CaptureQueriesContext(connection) as queries:
+        assert api.get("/api/v1/ledger/c1", **persona.headers).status_code == 200
+    assert queries.captured_queries == []
+
+
+def test_an_agent_change_reaches_cached_keys_at_once(api: APIClient) -> None:
+    persona = make_persona()
+    assert api.get(ME, **persona.headers).json()["config"] == {}
+    api.patch(
+        f"/api/v1/agents/{persona.agent.id}", {"config": {"recall_disabled": True}}, format="json", **persona.headers
+    )
+    assert api.get(ME, **persona.headers).json()["config"] == {"recall_disabled": True}
+
+
+def test_keys_still_authenticate_when_redis_is_down(api: APIClient) -> None:
+    persona = make_persona()
+    get_redis.cache_clear()
+    try:
+        with override_settings(REDIS_URL="unix:///nonexistent/loci/redis.sock?db=0"):
+            assert api.get(ME, **persona.headers).status_code == 200
+            _assert_401(api.get(ME, HTTP_X_API_KEY=persona.key + "x"), MESSAGE_INVALID_KEY)
+            services.api_key_revoke(api_key=persona.api_key)
+            _assert_401(api.get(ME, **persona.headers), MESSAGE_INVALID_KEY)
+    finally:
+        get_redis.cache_clear()

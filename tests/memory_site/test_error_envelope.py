@@ -83,7 +83,7 @@ def test_unsupported_media_type(api: APIClient, personas: Personas) -> None:
     assert "Unsupported media type" in _envelope(response, 415)["message"]
 
 
-@override_settings(API_THROTTLE_RATE="3/min")
+@override_settings(API_THROTTLE_RATE="3/hour")
 def test_too_many_requests(api: APIClient, personas: Personas) -> None:
     statuses = [api.get("/api/v1/agents/me", **personas.owner.headers).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]

@@ -1,0 +1,106 @@
+"""A Redis cache of authenticated API keys, so that the API's hot paths do not query PostgreSQL on
+every request (bench/working_memory.py: the key lookup was a third of a working-memory request).
+
+    auth:key:{key_hash}   JSON of the key, its agent and owner        TTL API_KEY_CACHE_SECONDS
+    auth:touch:{prefix}   present while last_used_at is fresh enough  TTL API_KEY_TOUCH_INTERVAL
+
+Revoking a key and changing an agent drop their entries at once; a change made outside the services
+(deactivating a user in the admin, deleting rows by hand) reaches the API within API_KEY_CACHE_SECONDS.
+The cache is only a shortcut: when Redis is unreachable, authentication reads PostgreSQL as before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from accounts.models import Agent, ApiKey
+from memory_site.redis_client import get_redis
+
+logger = logging.getLogger(__name__)
+
+_KEY_FIELDS = ("id", "agent_id", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+_AGENT_FIELDS = ("id", "owner_id", "name", "description", "config", "created_at", "updated_at")
+_USER_FIELDS = ("id", "username", "is_active", "is_staff", "is_superuser")
+_DATES = {"created_at", "last_used_at", "revoked_at", "updated_at"}
+
+
+def _cache_key(key_hash: str) -> str:
+    return f"auth:key:{key_hash}"
+
+
+def _touch_key(prefix: str) -> str:
+    return f"auth:touch:{prefix}"
+
+
+def _dump(obj: Any, fields: Iterable[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in fields:
+        value = getattr(obj, name)
+        out[name] = (
+            value.isoformat() if isinstance(value, datetime) else str(value) if isinstance(value, uuid.UUID) else value
+        )
+    return out
+
+
+def _load(model: type[Any], data: dict[str, Any], fields: tuple[str, ...]) -> Any:
+    values: list[Any] = [datetime.fromisoformat(data[f]) if f in _DATES and data[f] else data[f] for f in fields]
+    if model is Agent:
+        values[0] = uuid.UUID(values[0])
+    if model is ApiKey:
+        values[1] = uuid.UUID(values[1])
+    return model.from_db("default", list(fields), values)
+
+
+def lookup(*, key_hash: str, prefix: str) -> tuple[ApiKey | None, bool | None]:
+    """(the cached key or None, whether last_used_at is due for a write). One round trip; the touch
+    marker is claimed with SET NX, so across all web processes one request per interval writes.
+    (None, None) when Redis is unreachable."""
+    try:
+        pipe = get_redis().pipeline(transaction=False)
+        pipe.get(_cache_key(key_hash))
+        pipe.set(_touch_key(prefix), "1", nx=True, ex=settings.API_KEY_TOUCH_INTERVAL)
+        cached, touch_due = pipe.execute()
+    except redis.RedisError:
+        logger.warning("API key cache unavailable; reading PostgreSQL")
+        return None, None
+    if cached is None:
+        return None, bool(touch_due)
+    data = json.loads(cached)
+    api_key = _load(ApiKey, data["key"], _KEY_FIELDS)
+    api_key.agent = _load(Agent, data["agent"], _AGENT_FIELDS)
+    api_key.agent.owner = _load(User, data["owner"], _USER_FIELDS)
+    return api_key, bool(touch_due)
+
+
+def store(*, key_hash: str, api_key: ApiKey) -> None:
+    blob = json.dumps(
+        {
+            "key": _dump(api_key, _KEY_FIELDS),
+            "agent": _dump(api_key.agent, _AGENT_FIELDS),
+            "owner": _dump(api_key.agent.owner, _USER_FIELDS),
+        }
+    )
+    try:
+        get_redis().set(_cache_key(key_hash), blob, ex=settings.API_KEY_CACHE_SECONDS)
+    except redis.RedisError:
+        logger.warning("API key cache unavailable; not caching")
+
+
+def forget(*, key_hashes: Iterable[str]) -> None:
+    keys = [_cache_key(key_hash) for key_hash in key_hashes]
+    if not keys:
+        return
+    try:
+        get_redis().delete(*keys)
+    except redis.RedisError:
+        # Entries expire on their own within API_KEY_CACHE_SECONDS.
+        logger.warning("API key cache unavailable; entries expire within %ss", settings.API_KEY_CACHE_SECONDS)
