@@ -15,6 +15,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -60,25 +61,37 @@ def _load(model: type[Any], data: dict[str, Any], fields: tuple[str, ...]) -> An
     return model.from_db("default", list(fields), values)
 
 
-def lookup(*, key_hash: str, prefix: str) -> tuple[ApiKey | None, bool | None]:
-    """(the cached key or None, whether last_used_at is due for a write). One round trip; the touch
-    marker is claimed with SET NX, so across all web processes one request per interval writes.
-    (None, None) when Redis is unreachable."""
+@dataclass(frozen=True)
+class Lookup:
+    api_key: ApiKey | None  # None: not cached (or Redis unreachable)
+    touch_due: bool | None  # None: Redis unreachable, let the row decide
+    counted: int | None  # requests so far in the rate window, when a counter was given
+
+
+def lookup(*, key_hash: str, prefix: str, counter: tuple[str, int] | None = None) -> Lookup:
+    """One round trip for everything a request needs from Redis before its own work: the cached key,
+    the last_used_at marker (claimed with SET NX, so across all web processes one request per
+    interval writes), and, given `counter` = (key, ttl), the rate-limit count (INCR)."""
     try:
         pipe = get_redis().pipeline(transaction=False)
         pipe.get(_cache_key(key_hash))
         pipe.set(_touch_key(prefix), "1", nx=True, ex=settings.API_KEY_TOUCH_INTERVAL)
-        cached, touch_due = pipe.execute()
+        if counter is not None:
+            pipe.incr(counter[0])
+            pipe.expire(counter[0], counter[1])
+        results = pipe.execute()
     except redis.RedisError:
         logger.warning("API key cache unavailable; reading PostgreSQL")
-        return None, None
+        return Lookup(api_key=None, touch_due=None, counted=None)
+    cached, touch_due = results[0], bool(results[1])
+    counted = int(results[2]) if counter is not None else None
     if cached is None:
-        return None, bool(touch_due)
+        return Lookup(api_key=None, touch_due=touch_due, counted=counted)
     data = json.loads(cached)
     api_key = _load(ApiKey, data["key"], _KEY_FIELDS)
     api_key.agent = _load(Agent, data["agent"], _AGENT_FIELDS)
     api_key.agent.owner = _load(User, data["owner"], _USER_FIELDS)
-    return api_key, bool(touch_due)
+    return Lookup(api_key=api_key, touch_due=touch_due, counted=counted)
 
 
 def store(*, key_hash: str, api_key: ApiKey) -> None:

@@ -127,23 +127,39 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     return api_key
 
 
-def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
-    """The active key for `raw_key` (agent and owner loaded), or None; keeps last_used_at current.
-
-    Served from the Redis cache when it can be (no PostgreSQL query on the hot path), else from
-    PostgreSQL, then cached."""
+def api_key_prefix(raw_key: str) -> str | None:
+    """The display prefix of a well-formed key `loci_<prefix>_<secret>`, else None."""
     parts = raw_key.split("_", 2)
     if len(parts) != 3 or parts[0] != API_KEY_SCHEME or len(raw_key) > 200:
         return None
+    return parts[1]
+
+
+@dataclass(frozen=True)
+class Authenticated:
+    api_key: ApiKey
+    counted: int | None  # the rate-limit count, when a counter was given and Redis answered
+
+
+def api_key_authenticate(*, raw_key: str, counter: tuple[str, int] | None = None) -> Authenticated | None:
+    """The active key for `raw_key` (agent and owner loaded), or None; keeps last_used_at current and,
+    given a rate-limit `counter` (key, ttl), counts the request in the same Redis round trip.
+
+    Served from the Redis cache when it can be (no PostgreSQL query on the hot path), else from
+    PostgreSQL, then cached."""
+    prefix = api_key_prefix(raw_key)
+    if prefix is None:
+        return None
     key_hash = api_key_hash(raw_key)
-    api_key, touch_due = auth_cache.lookup(key_hash=key_hash, prefix=parts[1])
+    found = auth_cache.lookup(key_hash=key_hash, prefix=prefix, counter=counter)
+    api_key = found.api_key
     if api_key is None:
         api_key = selectors.api_key_for_hash(key_hash=key_hash)
         if api_key is None:
             return None
         auth_cache.store(key_hash=key_hash, api_key=api_key)
-    api_key_touch(api_key=api_key, due=touch_due)
-    return api_key
+    api_key_touch(api_key=api_key, due=found.touch_due)
+    return Authenticated(api_key=api_key, counted=found.counted)
 
 
 def api_key_touch(*, api_key: ApiKey, now: datetime | None = None, due: bool | None = None) -> bool:

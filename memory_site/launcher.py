@@ -96,7 +96,7 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
             str(BIN / "gunicorn"), "memory_site.wsgi:application",
             "--bind", f"{config.host}:{config.port}",
             "--workers", str(config.web_concurrency), "--threads", "4",
-            "--graceful-timeout", "10", "--access-logfile", "-",
+            "--graceful-timeout", "10",
             # Two checkouts on one machine would fight over the default ~/.gunicorn/gunicorn.ctl.
             "--no-control-socket",
         ],

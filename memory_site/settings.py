@@ -165,6 +165,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["memory_site.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "memory_site.api.negotiation.JsonOnlyNegotiation",
     "DEFAULT_THROTTLE_CLASSES": ["memory_site.api.throttling.OwnerRateThrottle"],
     "DEFAULT_PAGINATION_CLASS": "memory_site.api.pagination.BoundedPageNumberPagination",
     "PAGE_SIZE": CONFIG.api_page_size,

@@ -10,7 +10,8 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.permissions import BasePermission
 
 from accounts.models import Agent, ApiKey
-from accounts.services import api_key_authenticate
+from accounts.services import api_key_authenticate, api_key_prefix
+from memory_site.api.throttling import Window
 
 MESSAGE_INVALID_KEY = "Invalid or revoked API key."
 MESSAGE_MALFORMED_HEADER = "Malformed Authorization header: use 'Bearer <key>'."
@@ -22,10 +23,15 @@ class ApiKeyAuthentication(BaseAuthentication):
         raw_key = self._raw_key(request)
         if raw_key is None:
             return None
-        api_key = api_key_authenticate(raw_key=raw_key)
-        if api_key is None:
+        prefix = api_key_prefix(raw_key)
+        window = Window(f"key:{prefix}") if prefix else None
+        found = api_key_authenticate(raw_key=raw_key, counter=(window.key, window.ttl) if window else None)
+        if found is None:
             raise exceptions.AuthenticationFailed(MESSAGE_INVALID_KEY)
-        return api_key.agent.owner, api_key
+        # The key's rate limit, counted in the same Redis round trip (see OwnerRateThrottle).
+        if window is not None and found.counted is not None and found.counted > window.limit:
+            raise exceptions.Throttled(wait=window.wait())
+        return found.api_key.agent.owner, found.api_key
 
     def authenticate_header(self, request: Any) -> str:
         # Answering with a challenge makes DRF send 401 (not 403) for missing or bad credentials.
