@@ -1,6 +1,6 @@
 """Load on working memory and the ledger, against the running service (`make run` in another terminal).
 
-    .venv/bin/python bench/working_memory.py [--clients 16] [--seconds 30] [--url http://127.0.0.1:8002]
+    .venv/bin/python bench/working_memory.py [--clients 16] [--seconds 30] [--runs 3] [--url http://127.0.0.1:8002]
 
 Each client holds one keep-alive connection and loops over a mix: 40% GET working memory, 30% PUT
 (merge two fields), 20% ledger check, 10% ledger mark, on a handful of conversations. The client is a
@@ -117,28 +117,39 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-async def main_async(args: argparse.Namespace, keys: list[str]) -> None:
+async def measure(args: argparse.Namespace, keys: list[str]) -> tuple[float, float]:
+    """One run; prints its figures and returns (requests/s, p99 ms)."""
     results: dict[str, list] = defaultdict(list)
-    deadline = time.monotonic() + args.seconds
     # Warm up (connections, persistent DB connections in every worker) before measuring.
     warm = time.monotonic() + 2
     await asyncio.gather(*(client(i, args, keys, warm, defaultdict(list)) for i in range(args.clients)))
     deadline = time.monotonic() + args.seconds
     started = time.monotonic()
-    await asyncio.gather(
-        progress(deadline, results), *(client(i, args, keys, deadline, results) for i in range(args.clients))
-    )
+    reporter = asyncio.create_task(progress(deadline, results))
+    await asyncio.gather(*(client(i, args, keys, deadline, results) for i in range(args.clients)))
     elapsed = time.monotonic() - started
+    reporter.cancel()
     latencies = [v for k, values in results.items() if k != "errors" for v in values]
-    print(f"\n{len(latencies)} requests in {elapsed:.1f}s with {args.clients} clients: {len(latencies) / elapsed:,.0f} req/s, "
+    rate, p99 = len(latencies) / elapsed, pct(latencies, 0.99)
+    print(f"{len(latencies)} requests in {elapsed:.1f}s with {args.clients} clients: {rate:,.0f} req/s, "
           f"{len(results['errors'])} errors")  # fmt: skip
-    print(f"latency ms: p50 {pct(latencies, 0.50):.2f}  p95 {pct(latencies, 0.95):.2f}  p99 {pct(latencies, 0.99):.2f}  "
+    print(f"latency ms: p50 {pct(latencies, 0.50):.2f}  p95 {pct(latencies, 0.95):.2f}  p99 {p99:.2f}  "
           f"mean {statistics.fmean(latencies) * 1000:.2f}")  # fmt: skip
     for op, _ in MIX:
         values = results[op]
-        print(
-            f"  {op:13s} {len(values):7d}  p50 {pct(values, 0.5):6.2f}  p95 {pct(values, 0.95):6.2f}  p99 {pct(values, 0.99):6.2f}"
-        )
+        print(f"  {op:13s} {len(values):7d}  p50 {pct(values, 0.5):6.2f}  p95 {pct(values, 0.95):6.2f}  "
+              f"p99 {pct(values, 0.99):6.2f}")  # fmt: skip
+    return rate, p99
+
+
+async def main_async(args: argparse.Namespace, keys: list[str]) -> None:
+    runs = []
+    for index in range(args.runs):
+        print(f"\nrun {index + 1}/{args.runs}", flush=True)
+        runs.append(await measure(args, keys))
+    if args.runs > 1:
+        print(f"\nmedian of {args.runs} runs: {statistics.median(r for r, _ in runs):,.0f} req/s, "
+              f"p99 {statistics.median(p for _, p in runs):.2f} ms")  # fmt: skip
 
 
 def main() -> int:
@@ -146,10 +157,11 @@ def main() -> int:
     parser.add_argument("--url", default=f"http://127.0.0.1:{os.environ.get('MEMORY_PORT', '8002')}")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--runs", type=int, default=3, help="runs of --seconds each; medians are printed")
     parser.add_argument("--key", default=os.environ.get("LOCI_BENCH_KEY"))
     args = parser.parse_args()
     keys = mint_keys(args.url, args.key, args.clients)
-    print(f"{args.clients} clients for {args.seconds:.0f}s against {args.url}", flush=True)
+    print(f"{args.clients} clients, {args.runs} runs of {args.seconds:.0f}s against {args.url}", flush=True)
     asyncio.run(main_async(args, keys))
     return 0
 

@@ -102,10 +102,12 @@ return result
 """
 
 # KEYS: hash, ttl policy.  ARGV: default ttl, fields to delete...  (none: delete the whole hash)
-# Returns the number of fields deleted (or of keys, for a whole delete).
+# Returns the number of fields deleted.
 DELETE = """
 if #ARGV == 1 then
-  return redis.call('DEL', KEYS[1], KEYS[2])
+  local fields = redis.call('HLEN', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return fields
 end
 local deleted = 0
 for j = 2, #ARGV do deleted = deleted + redis.call('HDEL', KEYS[1], ARGV[j]) end
@@ -142,6 +144,7 @@ else
 end
 local ttl = tonumber(redis.call('GET', KEYS[2]) or ARGV[1])
 redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
 return result
 """
 

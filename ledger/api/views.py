@@ -169,7 +169,7 @@ class WorkingMemoryDeleteApi(WorkingMemoryApi):
         fields = serializers.ListField(child=FieldNameField(), required=False, max_length=services.MAX_FIELDS_PER_WRITE)  # type: ignore[assignment]
 
     class OutputSerializer(serializers.Serializer):
-        deleted = serializers.IntegerField(help_text="Fields removed (or keys, for a whole delete).")
+        deleted = serializers.IntegerField(help_text="How many fields were removed.")
         whole = serializers.BooleanField(help_text="True when the whole working memory was removed.")
 
     @extend_schema(

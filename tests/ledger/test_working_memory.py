@@ -174,7 +174,7 @@ def test_delete_named_fields_then_the_whole_key(
     assert api.get(f"{BASE}/{conversation}", **personas.owner.headers).json() == {"b": 2, "c": 3}
 
     response = api.delete(f"{BASE}/{conversation}", **personas.owner.headers)
-    assert response.json()["whole"] is True
+    assert response.json() == {"deleted": 2, "whole": True}
     assert api.get(f"{BASE}/{conversation}", **personas.owner.headers).json() == {}
     owner_id = personas.owner.user.pk
     assert not raw_redis.exists(
