@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -131,8 +131,9 @@ async def measure(args: argparse.Namespace, keys: list[str]) -> tuple[float, flo
     reporter.cancel()
     latencies = [v for k, values in results.items() if k != "errors" for v in values]
     rate, p99 = len(latencies) / elapsed, pct(latencies, 0.99)
+    errors = Counter(results["errors"])
     print(f"{len(latencies)} requests in {elapsed:.1f}s with {args.clients} clients: {rate:,.0f} req/s, "
-          f"{len(results['errors'])} errors")  # fmt: skip
+          f"{len(results['errors'])} errors {dict(errors) if errors else ''}")  # fmt: skip
     print(f"latency ms: p50 {pct(latencies, 0.50):.2f}  p95 {pct(latencies, 0.95):.2f}  p99 {p99:.2f}  "
           f"mean {statistics.fmean(latencies) * 1000:.2f}")  # fmt: skip
     for op, _ in MIX:
