@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts import services
-from accounts.models import Agent, ApiKey, MemorySettings
+from accounts.models import Agent, ApiKey, MemorySettings, UsageRecord
 
 
 def _show_new_key(request: HttpRequest, issued: services.IssuedKey) -> None:
@@ -95,3 +95,27 @@ class MemorySettingsAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "use_rerank", "auto_mine"]
     search_fields = ["user__username"]
     raw_id_fields = ["user"]
+
+
+@admin.register(UsageRecord)
+class UsageRecordAdmin(admin.ModelAdmin):
+    list_display = [
+        "created_at",
+        "owner",
+        "source",
+        "provider",
+        "model",
+        "items",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "succeeded",
+    ]
+    list_filter = ["source", "provider", "succeeded", "created_at"]
+    search_fields = ["owner__username", "model"]
+    raw_id_fields = ["owner"]
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in UsageRecord._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -85,3 +85,31 @@ class MemorySettings(models.Model):
 
     def __str__(self) -> str:
         return f"memory settings of {self.user}"
+
+
+class UsageRecord(models.Model):
+    """One embedding or LLM call, metered per owner and source."""
+
+    class Source(models.TextChoices):
+        EMBED = "memory_embed"
+        EXTRACT = "memory_extract"
+        SUMMARIZE = "memory_summarize"
+        RERANK = "memory_rerank"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="usage_records")
+    source = models.CharField(max_length=40, choices=Source.choices)
+    provider = models.CharField(max_length=40)
+    model = models.CharField(max_length=200)
+    items = models.PositiveIntegerField(default=1)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    succeeded = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "source", "created_at"], name="usage_owner_source_time")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.model} x{self.items}"

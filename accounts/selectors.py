@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Sum
 
-from accounts.models import Agent, ApiKey
+from accounts.models import Agent, ApiKey, UsageRecord
 
 _KEY_COLUMNS = ("id", "agent_id", "name", "prefix", "created_at", "last_used_at", "revoked_at")
 _AGENT_COLUMNS = ("id", "owner_id", "name", "description", "config", "created_at", "updated_at")
@@ -67,3 +68,19 @@ def api_key_list(*, owner: User) -> QuerySet[ApiKey]:
 
 def api_key_get(*, owner: User, prefix: str) -> ApiKey | None:
     return ApiKey.objects.select_related("agent").filter(agent__owner=owner, prefix=prefix).first()
+
+
+def usage_summary(*, owner: User) -> list[Any]:
+    """Calls, items, tokens and estimated cost per source for one owner."""
+    return list(
+        UsageRecord.objects.filter(owner=owner)
+        .values("source")
+        .annotate(
+            calls=Count("id"),
+            items=Sum("items"),
+            input_tokens=Sum("input_tokens"),
+            output_tokens=Sum("output_tokens"),
+            cost_usd=Sum("cost_usd"),
+        )
+        .order_by("source")
+    )

@@ -7,6 +7,7 @@ import secrets
 import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -16,7 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts import auth_cache, selectors
-from accounts.models import Agent, ApiKey, MemorySettings
+from accounts.models import Agent, ApiKey, MemorySettings, UsageRecord
 
 API_KEY_SCHEME = "loci"
 _PREFIX_ALPHABET = string.ascii_lowercase + string.digits
@@ -181,3 +182,38 @@ def api_key_touch(*, api_key: ApiKey, now: datetime | None = None, due: bool | N
     if updated:
         api_key.last_used_at = now
     return bool(updated)
+
+
+# USD per million input / output tokens of known hosted models; local models cost nothing.
+PRICES_PER_MILLION: dict[str, tuple[Decimal, Decimal]] = {
+    "text-embedding-3-small": (Decimal("0.02"), Decimal("0")),
+    "text-embedding-3-large": (Decimal("0.13"), Decimal("0")),
+    "gpt-4o-mini": (Decimal("0.15"), Decimal("0.60")),
+    "gpt-4o": (Decimal("2.50"), Decimal("10.00")),
+}
+
+
+def usage_record(
+    *,
+    owner_id: int,
+    source: str,
+    provider: str,
+    model: str,
+    items: int,
+    input_tokens: int = 0,
+    output_tokens: int = 0,
+    succeeded: bool = True,
+) -> UsageRecord:
+    price_in, price_out = PRICES_PER_MILLION.get(model, (Decimal(0), Decimal(0)))
+    cost = (price_in * input_tokens + price_out * output_tokens) / Decimal(1_000_000)
+    return UsageRecord.objects.create(
+        owner_id=owner_id,
+        source=source,
+        provider=provider,
+        model=model,
+        items=items,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cost_usd=cost,
+        succeeded=succeeded,
+    )

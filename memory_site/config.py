@@ -109,6 +109,17 @@ class Config:
     working_memory_max_ttl: int
     working_memory_max_bytes: int
     working_memory_max_messages: int
+    embedding_provider: str
+    embedding_model: str
+    embedding_dim: int
+    embedding_batch_size: int
+    embedding_threads: int
+    embedding_timeout: int
+    openai_base_url: str | None
+    openai_api_key: str | None
+    llm_model: str | None
+    llm_timeout: int
+    episode_ttl: int
 
 
 def _throttle_rate(env: _Env) -> str:
@@ -136,6 +147,17 @@ def _secret_key(env: _Env, state_dir: Path) -> str:
     return key
 
 
+_DEFAULT_MODELS = {"local": "all-MiniLM-L6-v2-onnx-int8", "openai": "text-embedding-3-small", "hashing": "hashing"}
+_DEFAULT_DIMS = {"local": 384, "openai": 1536, "hashing": 384}
+
+
+def _provider(env: _Env) -> str:
+    value = env.text("EMBEDDING_PROVIDER", "local").lower()
+    if value not in _DEFAULT_MODELS:
+        raise ConfigError(f"EMBEDDING_PROVIDER must be one of {', '.join(_DEFAULT_MODELS)}; got {value!r}")
+    return value
+
+
 def load_config(environ: Mapping[str, str] | None = None) -> Config:
     env = _Env(os.environ if environ is None else environ)
     state_dir = Path(env.text("LOCI_STATE_DIR", str(BASE_DIR / ".state"))).expanduser().resolve()
@@ -150,7 +172,19 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
     max_page_size = env.integer("API_MAX_PAGE_SIZE", 200, minimum=1, maximum=1000)
     if page_size > max_page_size:
         raise ConfigError("API_PAGE_SIZE must not be greater than API_MAX_PAGE_SIZE")
+    provider = _provider(env)
     return Config(
+        embedding_provider=provider,
+        embedding_model=env.text("EMBEDDING_MODEL", _DEFAULT_MODELS[provider]),
+        embedding_dim=env.integer("EMBEDDING_DIM", _DEFAULT_DIMS[provider], minimum=2, maximum=16000),
+        embedding_batch_size=env.integer("EMBEDDING_BATCH_SIZE", 16, minimum=1, maximum=256),
+        embedding_threads=env.integer("EMBEDDING_THREADS", 2, minimum=1, maximum=64),
+        embedding_timeout=env.integer("EMBEDDING_TIMEOUT", 20, minimum=1),
+        openai_base_url=env.url("OPENAI_BASE_URL", ("http", "https")),
+        openai_api_key=env.optional("OPENAI_API_KEY"),
+        llm_model=env.optional("LLM_MODEL"),
+        llm_timeout=env.integer("LLM_TIMEOUT", 30, minimum=1),
+        episode_ttl=env.integer("EPISODE_TTL", 30 * 86400, minimum=60),
         secret_key=_secret_key(env, state_dir),
         debug=env.boolean("DJANGO_DEBUG", False),
         allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),

@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -220,6 +221,21 @@ WORKING_MEMORY_TTL = CONFIG.working_memory_ttl
 WORKING_MEMORY_MAX_TTL = CONFIG.working_memory_max_ttl
 WORKING_MEMORY_MAX_BYTES = CONFIG.working_memory_max_bytes
 WORKING_MEMORY_MAX_MESSAGES = CONFIG.working_memory_max_messages
+
+# --- Models and providers -----------------------------------------------------------------------
+EMBEDDING_PROVIDER = CONFIG.embedding_provider
+EMBEDDING_MODEL = CONFIG.embedding_model
+# The dimension of every vector column; the migrations read it, so changing it means a migration and
+# `manage.py reembed` (see the README).
+EMBEDDING_DIM = CONFIG.embedding_dim
+EMBEDDING_BATCH_SIZE = CONFIG.embedding_batch_size
+EMBEDDING_THREADS = CONFIG.embedding_threads
+EMBEDDING_TIMEOUT = CONFIG.embedding_timeout
+OPENAI_BASE_URL = CONFIG.openai_base_url
+OPENAI_API_KEY = CONFIG.openai_api_key
+LLM_MODEL = CONFIG.llm_model
+LLM_TIMEOUT = CONFIG.llm_timeout
+EPISODE_TTL = CONFIG.episode_ttl
 
 # --- Logging ----------------------------------------------------------------------------------
 LOGGING = {

@@ -1,0 +1,126 @@
+"""The configured embedder and LLM, loaded once per process, and metered calls to them.
+
+Every call records a UsageRecord (owner, source, provider, model, items, tokens, estimated cost).
+Failures never raise to the caller: an embedding that cannot be made is None (the row is saved with a
+null embedding and the backfill job embeds it later), an LLM that fails or is not configured is None
+(the caller takes its offline path).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from accounts.models import UsageRecord
+from accounts.services import usage_record
+from memory_site.lib.embeddings import (
+    KNOWN_DIMS,
+    LOCAL_MODEL_DIM,
+    Embedder,
+    EmbeddingError,
+    HashingEmbedder,
+    LocalMiniLMEmbedder,
+    OpenAIEmbedder,
+)
+from memory_site.lib.llm import ChatLLM, Completion, LLMError
+
+logger = logging.getLogger(__name__)
+
+
+def declared_dim() -> int:
+    """The dimension the configured embedder produces, known without loading it."""
+    if settings.EMBEDDING_PROVIDER == "local":
+        return LOCAL_MODEL_DIM
+    if settings.EMBEDDING_PROVIDER == "openai":
+        return KNOWN_DIMS.get(settings.EMBEDDING_MODEL, settings.EMBEDDING_DIM)
+    return int(settings.EMBEDDING_DIM)
+
+
+def dimension_mismatch() -> str | None:
+    dim = declared_dim()
+    if dim == settings.EMBEDDING_DIM:
+        return None
+    return (
+        f"the embedding model {settings.EMBEDDING_MODEL!r} ({settings.EMBEDDING_PROVIDER}) makes {dim}-dimensional "
+        f"vectors but EMBEDDING_DIM is {settings.EMBEDDING_DIM}: set EMBEDDING_DIM={dim}, migrate the vector "
+        "columns and run `manage.py reembed`, or choose a model of the columns' dimension"
+    )
+
+
+@functools.cache
+def get_embedder() -> Embedder:
+    mismatch = dimension_mismatch()
+    if mismatch:
+        raise ImproperlyConfigured(mismatch)
+    if settings.EMBEDDING_PROVIDER == "openai":
+        return OpenAIEmbedder(
+            model=settings.EMBEDDING_MODEL,
+            dim=settings.EMBEDDING_DIM,
+            base_url=settings.OPENAI_BASE_URL,
+            api_key=settings.OPENAI_API_KEY,
+            timeout=settings.EMBEDDING_TIMEOUT,
+        )
+    if settings.EMBEDDING_PROVIDER == "local":
+        try:
+            return LocalMiniLMEmbedder(threads=settings.EMBEDDING_THREADS, batch_size=settings.EMBEDDING_BATCH_SIZE)
+        except Exception:
+            logger.critical(
+                "THE DEFAULT EMBEDDING MODEL COULD NOT LOAD: falling back to the hashing embedder; "
+                "semantic search quality is much lower until this is fixed",
+                exc_info=True,
+            )
+    return HashingEmbedder(dim=settings.EMBEDDING_DIM)
+
+
+@functools.cache
+def get_llm() -> ChatLLM | None:
+    if not settings.LLM_MODEL:
+        return None
+    return ChatLLM(
+        model=settings.LLM_MODEL,
+        base_url=settings.OPENAI_BASE_URL,
+        api_key=settings.OPENAI_API_KEY,
+        timeout=settings.LLM_TIMEOUT,
+    )
+
+
+def embed_documents(
+    *, owner_id: int, texts: list[str], source: str = UsageRecord.Source.EMBED
+) -> list[list[float]] | None:
+    if not texts:
+        return []
+    embedder = get_embedder()
+    try:
+        result = embedder.embed_documents(texts)
+    except EmbeddingError:
+        logger.warning("embedding %d texts failed; they are stored without embeddings", len(texts), exc_info=True)
+        usage_record(owner_id=owner_id, source=source, provider=embedder.provider, model=embedder.name,
+                     items=len(texts), succeeded=False)  # fmt: skip
+        return None
+    usage_record(owner_id=owner_id, source=source, provider=embedder.provider, model=embedder.name,
+                 items=len(texts), input_tokens=result.tokens)  # fmt: skip
+    return result.vectors
+
+
+def embed_query(*, owner_id: int, text: str) -> list[float] | None:
+    vectors = embed_documents(owner_id=owner_id, texts=[text])
+    return vectors[0] if vectors else None
+
+
+def chat(*, owner_id: int, source: str, messages: list[dict[str, Any]], json_mode: bool = False) -> Completion | None:
+    llm = get_llm()
+    if llm is None:
+        return None
+    try:
+        completion = llm.chat(messages, json_mode=json_mode)
+    except LLMError:
+        logger.warning("LLM call for %s failed; using the offline path", source, exc_info=True)
+        usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=llm.model, items=1, succeeded=False)
+        return None
+    usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=llm.model, items=1,
+                 input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)  # fmt: skip
+    return completion
