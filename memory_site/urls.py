@@ -3,6 +3,8 @@ from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from episodic.api.urls import api_urlpatterns as episodic_api
+from episodic.api.urls import compat_urlpatterns as episodic_compat
 from ledger.api.urls import api_urlpatterns as ledger_api
 from ledger.api.urls import compat_urlpatterns as ledger_compat
 from memory_site.health import HealthApi
@@ -11,6 +13,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
     path("", include("accounts.api.urls")),
     *ledger_api,
+    *episodic_api,
 ]
 
 urlpatterns = [
@@ -18,6 +21,7 @@ urlpatterns = [
     # The reference service's paths (DESIGN §5.10), same views as under /api/v1/.
     path("health", HealthApi.as_view(), name="health"),
     *ledger_compat,
+    *episodic_compat,
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

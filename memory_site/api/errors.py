@@ -110,7 +110,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
 
 # --- Django-level errors under the API prefixes ---------------------------------------------------
 
-API_PATH_PREFIXES = ("/api/", "/health", "/working-memory/", "/ledger/")
+API_PATH_PREFIXES = ("/api/", "/health", "/working-memory/", "/ledger/", "/episodic/", "/memories/")
 
 
 def is_api_path(path: str) -> bool:
