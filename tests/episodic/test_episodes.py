@@ -84,12 +84,12 @@ def test_search_filters(api: APIClient, personas: Personas) -> None:
            occurred_at=(now - timedelta(days=10)).isoformat())  # fmt: skip
     _store(api, personas.teammate.headers, conversation_id="b", summary="Budget planning for Q4.", user_id="u2")
     h = personas.owner.headers
-    search = lambda **f: [
-        r["episode"]["conversation_id"]
-        for r in api.post("/api/v1/episodes/search", {"query": "budget planning", **f}, format="json", **h).json()[
-            "results"
-        ]
-    ]  # noqa: E731
+
+    def search(**filters: Any) -> list[str]:
+        body = {"query": "budget planning", **filters}
+        results = api.post("/api/v1/episodes/search", body, format="json", **h).json()["results"]
+        return [r["episode"]["conversation_id"] for r in results]
+
     assert sorted(search()) == ["a", "b"]
     assert search(user_id="u2") == ["b"]
     assert search(agent_id=str(personas.owner.agent.id)) == ["a"]

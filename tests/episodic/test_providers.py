@@ -93,7 +93,7 @@ def test_a_model_of_another_dimension_is_refused_at_start_up(use_providers: Any)
     assert message is not None and "makes 384-dimensional vectors but EMBEDDING_DIM is 1536" in message
     with pytest.raises(ImproperlyConfigured, match="EMBEDDING_DIM is 1536"):
         providers.get_embedder()
-    assert [e.id for e in run_checks() if e.id.startswith("episodic")] == ["episodic.E001"]
+    assert [e.id for e in run_checks() if (e.id or "").startswith("episodic")] == ["episodic.E001"]
 
 
 @pytest.mark.django_db

@@ -1,0 +1,48 @@
+"""An embedder that really fails: rows are stored with a null embedding, keyword search still finds
+them, and the backfill job, run by a real Celery worker, embeds them."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from rest_framework.test import APIClient
+
+from episodic.models import Episode, TypedMemory
+from episodic.tasks import embedding_backfill
+from ops.models import JobRun
+from tests.conftest import Personas
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_embedding_failure_then_backfill_through_a_real_worker(
+    api: APIClient, personas: Personas, failing_embedder: None, celery_worker: str
+) -> None:
+    h = personas.owner.headers
+    created = api.post(
+        "/api/v1/episodes", {"conversation_id": "c", "summary": "The zebra crossing is unsafe."}, format="json", **h
+    )
+    assert created.status_code == 201 and created.json()["has_embedding"] is False
+    memory = api.post(
+        "/api/v1/memories/typed/semantic", {"content": "Prefers zebra-striped notebooks"}, format="json", **h
+    )
+    assert memory.status_code == 201
+    # With no embedder, search falls back to keywords.
+    hits = api.post("/api/v1/episodes/search", {"query": "zebra crossing"}, format="json", **h).json()["results"]
+    assert [hit["episode"]["id"] for hit in hits] == [created.json()["id"]]
+    assert hits[0]["similarity"] is None and hits[0]["keyword"] > 0
+
+    # The worker runs with the default (working) embedder.
+    result = embedding_backfill.delay()
+    counts = result.get(timeout=120)
+    assert counts["episodes"] == 1 and counts["typed_memories"] == 1 and counts["failed"] == 0
+    episode = Episode.objects.get(pk=created.json()["id"])
+    assert episode.embedding is not None and len(episode.embedding) == 384
+    assert TypedMemory.objects.get().embedding is not None
+    # Running it again finds nothing to do.
+    assert embedding_backfill.delay().get(timeout=60) == {"episodes": 0, "typed_memories": 0, "failed": 0}
+    deadline = time.monotonic() + 10
+    while not JobRun.objects.filter(task_id=result.id, status=JobRun.Status.SUCCEEDED).exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
