@@ -110,6 +110,7 @@ class TypedMemory(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name_plural = "typed memories"
         indexes = [
             models.Index(fields=["owner", "memory_type", "-created_at"], name="typed_owner_type_recent"),
             # GET /memories/typed/episodic/session/{id}: the session timeline of one owner.

@@ -5,3 +5,9 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
 
 application = get_wsgi_application()
+
+# Load the embedding model once per web process at start, not on a request's time; a model whose
+# dimension does not fit the vector columns stops the process here, with the reason.
+from episodic.providers import get_embedder  # noqa: E402
+
+get_embedder()
