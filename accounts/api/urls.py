@@ -11,4 +11,5 @@ urlpatterns = [
     ),
     path("keys", by_method(get=views.ApiKeyListApi, post=views.ApiKeyCreateApi), name="keys"),
     path("keys/<str:prefix>/revoke", views.ApiKeyRevokeApi.as_view(), name="key-revoke"),
+    path("usage", views.UsageSummaryApi.as_view(), name="usage"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -201,3 +201,19 @@ class ApiKeyRevokeApi(APIView):
         if api_key is None:
             raise NotFound(MESSAGE_KEY_NOT_FOUND)
         return Response(ApiKeyOutputSerializer(services.api_key_revoke(api_key=api_key)).data)
+
+
+class UsageSummaryApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        source = serializers.CharField()  # type: ignore[assignment]
+        calls = serializers.IntegerField()
+        items = serializers.IntegerField()
+        input_tokens = serializers.IntegerField()
+        output_tokens = serializers.IntegerField()
+        cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6)
+
+    @extend_schema(operation_id="usage_summary", summary="Embedding and LLM usage of the owner, per source",
+                   responses={200: inline_serializer("UsageSummary", {"results": OutputSerializer(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request) -> Response:
+        rows = selectors.usage_summary(owner=request_owner(request))
+        return Response({"results": self.OutputSerializer(rows, many=True).data})

@@ -122,3 +122,15 @@ def test_the_llm_is_optional_and_metered(use_providers: Any, stub_openai: str) -
     record = UsageRecord.objects.get(owner=owner, source="memory_extract")
     assert (record.input_tokens, record.output_tokens) == (50, 20)
     assert record.cost_usd > 0
+
+
+@pytest.mark.django_db
+def test_usage_is_summed_per_owner_and_source_over_the_api(api: Any) -> None:
+    from tests.factories import make_persona
+
+    owner, outsider = make_persona(), make_persona()
+    providers.embed_documents(owner_id=owner.user.pk, texts=["a", "b"])
+    providers.embed_query(owner_id=owner.user.pk, text="c")
+    rows = api.get("/api/v1/usage", **owner.headers).json()["results"]
+    assert [(r["source"], r["calls"], r["items"]) for r in rows] == [("memory_embed", 2, 3)]
+    assert api.get("/api/v1/usage", **outsider.headers).json()["results"] == []

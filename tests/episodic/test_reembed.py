@@ -39,7 +39,8 @@ def test_reembed_changes_the_column_dimension_after_a_model_change(use_providers
     use_providers(EMBEDDING_PROVIDER="hashing", EMBEDDING_DIM=64)
     call_command("reembed", stdout=StringIO())
     assert _column_dim(Episode._meta.db_table) == 64
-    assert len(Episode.objects.get().embedding) == 64
+    embedding = Episode.objects.get().embedding
+    assert embedding is not None and len(embedding) == 64
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'episode_embedding_hnsw'")
         assert "hnsw" in cursor.fetchone()[0]

@@ -10,7 +10,6 @@ here), with their HNSW indexes dropped and rebuilt around it.
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
@@ -104,6 +103,5 @@ class Command(BaseCommand):
         filled = width if total == 0 else int(width * done / total)
         rate = done / max(time.monotonic() - started, 1e-9)
         line = f"\r{label:>15} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} ({rate:.1f}/s)"
-        out = self.stdout._out if hasattr(self.stdout, "_out") else sys.stdout
-        out.write(line + ("\n" if final else ""))
-        out.flush()
+        self.stdout.write(line, ending="\n" if final else "")
+        self.stdout.flush()
