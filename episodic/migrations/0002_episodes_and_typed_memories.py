@@ -190,11 +190,15 @@ class Migration(migrations.Migration):
             options={
                 "indexes": [
                     models.Index(fields=["owner", "memory_type", "-created_at"], name="typed_owner_type_recent"),
+                    # Session timeline: WHERE owner_id = %s AND memory_type = 'episodic' AND session_id = %s
+                    # ORDER BY sequence_number (typed_session_timeline, GET .../typed/episodic/session/{id}).
                     models.Index(
                         condition=models.Q(("session_id__isnull", False)),
                         fields=["owner", "session_id"],
                         name="typed_owner_session",
                     ),
+                    # Entity facts: WHERE owner_id = %s AND memory_type = 'semantic' AND entity_id = %s
+                    # (typed_entity_facts, GET .../typed/semantic/entity/{id}).
                     models.Index(
                         condition=models.Q(("entity_id__isnull", False)),
                         fields=["owner", "entity_id"],

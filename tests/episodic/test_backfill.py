@@ -4,12 +4,15 @@ them, and the backfill job, run by a real Celery worker, embeds them."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from episodic import services
 from episodic.models import Episode, TypedMemory
-from episodic.tasks import embedding_backfill
+from episodic.tasks import embedding_backfill, expired_cleanup
 from ops.models import JobRun
 from tests.conftest import Personas
 
@@ -46,3 +49,12 @@ def test_embedding_failure_then_backfill_through_a_real_worker(
     while not JobRun.objects.filter(task_id=result.id, status=JobRun.Status.SUCCEEDED).exists():
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_expired_cleanup_through_a_real_worker(personas: Personas, celery_worker: str) -> None:
+    owner = personas.owner
+    kept = services.episode_store(owner=owner.user, agent=owner.agent, conversation_id="k", summary="Stays.")
+    gone = services.episode_store(owner=owner.user, agent=owner.agent, conversation_id="g", summary="Expires.")
+    Episode.objects.filter(pk=gone.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert expired_cleanup.delay().get(timeout=60) == {"episodes": 1}
+    assert list(Episode.objects.values_list("pk", flat=True)) == [kept.pk]
