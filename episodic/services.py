@@ -110,9 +110,11 @@ def _summarize(*, owner: User, transcript: str) -> tuple[str, list[str], str, st
                 return summary, words or text.keywords(summary), str(data.get("topic", ""))[:200], "llm"
         except (ValueError, KeyError, TypeError):
             logger.warning("the LLM's summary was not the JSON asked for; using the extractive summary")
-    user_side = "\n".join(line for line in transcript.splitlines() if line.startswith("user:"))
-    summary = text.extractive_summary(transcript.replace("user: ", "").replace("assistant: ", ""))
-    words = text.keywords(user_side or transcript)
+    lines = [line.split(": ", 1) for line in transcript.splitlines()]
+    plain = "\n".join(parts[-1] for parts in lines)
+    user_side = "\n".join(parts[-1] for parts in lines if parts[0] == "user")
+    summary = text.extractive_summary(plain)
+    words = text.keywords(user_side or plain)
     return summary, words, words[0] if words else "", "extractive"
 
 

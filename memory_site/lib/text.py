@@ -16,7 +16,8 @@ STOPWORDS = frozenset(
     this those through to too under until up us very was wasn't we we'd we'll we're we've were weren't what
     what's when when's where where's which while who who's whom why why's will with won't would wouldn't yes
     yeah you you'd you'll you're you've your yours yourself yourselves ok okay thanks thank hi hello hey sure
-    want need know think really maybe well one two also going go make made see way thing things lot""".split()
+    want need know think really maybe well one two also going go make made see way thing things lot
+    actually just still even already anyway""".split()
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-zA-Z][a-zA-Z0-9'+-]*")

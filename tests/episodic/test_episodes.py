@@ -150,6 +150,7 @@ def test_propose_skips_trivial_and_saves_corrections(api: APIClient, personas: P
     assert body["decision"] == "saved" and "correction" in body["rules"] and body["summarizer"] == "extractive"
     assert body["episode"]["type"] == "correction" and body["episode"]["importance"] >= 0.9
     assert "Anna" in body["episode"]["summary"] and "anna" in body["episode"]["keywords"]
+    assert "user" not in body["episode"]["keywords"] and "assistant" not in body["episode"]["keywords"]
 
 
 def test_propose_uses_the_llm_when_one_is_configured(
