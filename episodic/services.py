@@ -19,7 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Agent, UsageRecord
-from episodic import heuristics, providers
+from episodic import embedded, heuristics, providers
 from episodic.models import Episode, TypedMemory
 from memory_site.lib import text
 
@@ -188,11 +188,14 @@ def typed_memory_touch(*, ids: list[Any]) -> None:
 def embedding_backfill(*, batch_size: int = 64, max_batches: int = 50) -> dict[str, int]:
     """Embed rows stored without an embedding (the embedder was down). Safe to run twice at once: each
     row is written only while its embedding is still null."""
-    counts = {"episodes": 0, "typed_memories": 0, "failed": 0}
-    for model, text_field, key in ((Episode, "summary", "episodes"), (TypedMemory, "content", "typed_memories")):
+    counts: dict[str, int] = {"failed": 0}
+    for table in embedded.tables():
+        model, text_field = table.model, table.text_field
+        key = str(model._meta.verbose_name_plural).replace(" ", "_")
+        counts.setdefault(key, 0)
         for _ in range(max_batches):
             rows = list(
-                model.objects.filter(embedding__isnull=True)
+                model._default_manager.filter(embedding__isnull=True)
                 .order_by("created_at")
                 .values("pk", "owner_id", text_field)[:batch_size]
             )
@@ -210,7 +213,7 @@ def embedding_backfill(*, batch_size: int = 64, max_batches: int = 50) -> dict[s
                 name = providers.get_embedder().name
                 with transaction.atomic():
                     for row, vector in zip(owner_rows, vectors, strict=True):
-                        counts[key] += model.objects.filter(pk=row["pk"], embedding__isnull=True).update(
+                        counts[key] += model._default_manager.filter(pk=row["pk"], embedding__isnull=True).update(
                             embedding=vector, embedding_model=name
                         )
                 progressed = True

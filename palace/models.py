@@ -1,1 +1,225 @@
-"""Memory palace models (built by a later issue)."""
+"""The memory palace: conversations in (verbatim), mining jobs (an outbox), and the palace itself —
+wings (subjects) → rooms (time-slices, typically a conversation) → closets (topics) → drawers (one
+verbatim turn each) — with the AAAK numbering and the temporal knowledge graph."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+
+class Conversation(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey("accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    external_id = models.CharField(max_length=256, help_text="The agent's own conversation id, unique per owner.")
+    title = models.CharField(max_length=300, blank=True, default="")
+    user_id = models.CharField(max_length=200, blank=True, default="", help_text="The end user.")
+    started_at = models.DateTimeField()
+    complete = models.BooleanField(default=False)
+    turn_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "external_id"], name="conversation_unique_per_owner")]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Turn(models.Model):
+    """One posted message, byte for byte as it came."""
+
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+        SYSTEM = "system"
+        TOOL = "tool"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    role = models.CharField(max_length=10, choices=Role.choices)
+    content = models.TextField()
+    timestamp = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["conversation", "index"], name="turn_unique_index")]
+        ordering = ["conversation_id", "index"]
+
+    def __str__(self) -> str:
+        return f"{self.conversation_id}#{self.index} {self.role}"
+
+
+class MiningJob(models.Model):
+    """A request to mine a conversation, written in the same transaction as the turns it covers.
+
+    It is also the outbox: `enqueued_at` stays null until the broker has taken the task, and the
+    `requeue_pending` beat job re-sends jobs that are still queued a minute later (the broker was down)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="mining_jobs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    reason = models.CharField(max_length=20, default="requested", help_text="requested, complete, appended")
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    attempts = models.PositiveIntegerField(default=0)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "requested_at"], name="miningjob_status_requested")]
+
+    def __str__(self) -> str:
+        return f"mine {self.conversation_id} [{self.status}]"
+
+
+class PalaceCounter(models.Model):
+    """Per-owner numbering for AAAK pointers (W-042/R-11/D-007): numbers only grow, so a pointer is
+    never reused after a delete. Taken with UPDATE … RETURNING, which locks the row for the moment."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10)  # wing, room, drawer
+    value = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "kind"], name="palace_counter_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.value}"
+
+
+class Wing(models.Model):
+    class Kind(models.TextChoices):
+        PERSON = "person"
+        PROJECT = "project"
+        TOPIC = "topic"
+        AGENT = "agent"
+        PLACE = "place"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    aliases = models.JSONField(default=list, blank=True, help_text="Lower-cased names that mean this wing.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "slug"], name="wing_unique_slug"),
+            models.UniqueConstraint(fields=["owner", "number"], name="wing_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"W-{self.number:03d} {self.name}"
+
+
+class Room(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    wing = models.ForeignKey(Wing, on_delete=models.CASCADE, related_name="rooms")
+    conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.CASCADE, related_name="rooms"
+    )
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField()
+    linked_wings = models.ManyToManyField(Wing, blank=True, related_name="linked_rooms",
+                                          help_text="Other subjects this room mentions.")  # fmt: skip
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "number"], name="room_unique_number"),
+            models.UniqueConstraint(fields=["conversation"], name="room_unique_conversation"),
+        ]
+
+    def __str__(self) -> str:
+        return f"R-{self.number:02d} {self.title}"
+
+
+class Closet(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="closets")
+    position = models.PositiveIntegerField(help_text="Order of the topic within the room.")
+    topic = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["room", "position"], name="closet_unique_position")]
+
+    def __str__(self) -> str:
+        return self.topic
+
+
+class Drawer(models.Model):
+    """One verbatim turn. (conversation, turn_index) is unique: mining twice writes nothing new."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="drawers")
+    closet = models.ForeignKey(Closet, on_delete=models.CASCADE, related_name="drawers")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="drawers")
+    turn_index = models.PositiveIntegerField()
+    number = models.PositiveIntegerField()
+    role = models.CharField(max_length=10)
+    content = models.TextField()
+    occurred_at = models.DateTimeField()
+    aaak = models.CharField(max_length=40, help_text="§ W-042/R-11/D-007")
+    tags = models.JSONField(
+        default=dict, blank=True, help_text='{"p": [...], "l": [...], "e": [...], "i": [...], "t": [...]}'
+    )
+    search_text = models.TextField(blank=True, default="", help_text="content and tags, for full-text search")
+    search_vector = models.GeneratedField(
+        expression=SearchVector("search_text", config="english"), output_field=SearchVectorField(), db_persist=True
+    )
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIM, null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "turn_index"], name="drawer_unique_turn"),
+            models.UniqueConstraint(fields=["owner", "number"], name="drawer_unique_number"),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "-occurred_at"], name="drawer_owner_recent"),
+            # Recall: ORDER BY embedding <=> :query, owner-filtered (iterative scan).
+            HnswIndex(name="drawer_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                      opclasses=["vector_cosine_ops"]),
+            # Recall: search_vector @@ websearch_to_tsquery('english', :query).
+            GinIndex(fields=["search_vector"], name="drawer_search_gin"),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return self.aaak
+
+
+class ActivityEvent(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=40)  # memory_mined, …
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "-created_at"], name="activity_owner_recent")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.created_at:%Y-%m-%d %H:%M}"

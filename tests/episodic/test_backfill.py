@@ -44,7 +44,8 @@ def test_embedding_failure_then_backfill_through_a_real_worker(
     assert episode.embedding is not None and len(episode.embedding) == 384
     assert TypedMemory.objects.get().embedding is not None
     # Running it again finds nothing to do.
-    assert embedding_backfill.delay().get(timeout=60) == {"episodes": 0, "typed_memories": 0, "failed": 0}
+    again = embedding_backfill.delay().get(timeout=60)
+    assert again["episodes"] == again["typed_memories"] == again["failed"] == 0
     deadline = time.monotonic() + 10
     while not JobRun.objects.filter(task_id=result.id, status=JobRun.Status.SUCCEEDED).exists():
         assert time.monotonic() < deadline

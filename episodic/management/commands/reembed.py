@@ -17,10 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
-from episodic import providers
-from episodic.models import Episode, TypedMemory
-
-TABLES = ((Episode, "summary", "episode_embedding_hnsw"), (TypedMemory, "content", "typed_embedding_hnsw"))
+from episodic import embedded, providers
 
 
 def _column_dim(table: str) -> int | None:
@@ -47,11 +44,12 @@ class Command(BaseCommand):
             raise CommandError(mismatch)
         embedder = providers.get_embedder()
         self.stdout.write(f"embedder: {embedder.provider} {embedder.name} ({embedder.dim} dimensions)")
-        for model, _, index in TABLES:
-            self._fit_column(model._meta.db_table, index)
-        for model, text_field, _ in TABLES:
-            queryset = model.objects.all() if not missing else model.objects.filter(embedding__isnull=True)
-            self._reembed(model, queryset.order_by("pk"), text_field, batch_size)
+        for table in embedded.tables():
+            self._fit_column(table.model._meta.db_table, table.index_name)
+        for table in embedded.tables():
+            manager = table.model._default_manager
+            queryset = manager.all() if not missing else manager.filter(embedding__isnull=True)
+            self._reembed(table.model, queryset.order_by("pk"), table.text_field, batch_size)
 
     def _fit_column(self, table: str, index: str) -> None:
         dim = settings.EMBEDDING_DIM
