@@ -211,7 +211,11 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_CONCURRENCY = CONFIG.worker_concurrency
 # With acks_late, Redis re-delivers an unacknowledged job after the visibility timeout; it must be
 # longer than the longest job or a running job is handed to a second worker.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, 2 * CONFIG.task_time_limit)}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": max(3600, 2 * CONFIG.task_time_limit),
+    # A request that enqueues a job must learn quickly that the broker is down (the outbox retries).
+    "socket_connect_timeout": 2,
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "memory_site.beat:HeartbeatDatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

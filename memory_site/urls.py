@@ -8,12 +8,14 @@ from episodic.api.urls import compat_urlpatterns as episodic_compat
 from ledger.api.urls import api_urlpatterns as ledger_api
 from ledger.api.urls import compat_urlpatterns as ledger_compat
 from memory_site.health import HealthApi
+from palace.api.urls import api_urlpatterns as palace_api
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
     path("", include("accounts.api.urls")),
     *ledger_api,
     *episodic_api,
+    *palace_api,
 ]
 
 urlpatterns = [

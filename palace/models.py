@@ -73,7 +73,9 @@ class MiningJob(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="mining_jobs")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    reason = models.CharField(max_length=20, default="requested", help_text="requested, complete, appended")
+    ready = models.BooleanField(
+        default=False, help_text="Run it now: the conversation is complete (auto-mine) or mining was asked for."
+    )
     counts = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, default="")
     attempts = models.PositiveIntegerField(default=0)
@@ -83,7 +85,8 @@ class MiningJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["status", "requested_at"], name="miningjob_status_requested")]
+        # The outbox scan: WHERE status = 'queued' AND ready AND requested_at < now() - interval.
+        indexes = [models.Index(fields=["status", "ready", "requested_at"], name="miningjob_outbox")]
 
     def __str__(self) -> str:
         return f"mine {self.conversation_id} [{self.status}]"

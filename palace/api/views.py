@@ -1,0 +1,147 @@
+"""Conversations in, and mining jobs. One class per operation."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.exceptions import Conflict
+from memory_site.api.schema import ERROR_RESPONSES
+from palace import services
+from palace.models import MiningJob, Turn
+
+# Bounds per request (README): more turns is a 400; a bigger body is a 413 (API_MAX_BODY_BYTES).
+MAX_TURNS_PER_REQUEST = 1000
+MAX_TURN_CHARACTERS = 100_000
+MESSAGE_JOB_NOT_FOUND = "Job not found."
+
+Accepted = inline_serializer("MiningAccepted", {"job_id": serializers.UUIDField(), "conversation_id": serializers.CharField(),
+                                                "turns": serializers.IntegerField(), "mining": serializers.BooleanField()})  # fmt: skip
+
+
+class TurnInput(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Turn.Role.choices)
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=MAX_TURN_CHARACTERS)
+    timestamp = serializers.DateTimeField(required=False, allow_null=True)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict) and not isinstance(data.get("content"), str) and "content" in data:
+            raise serializers.ValidationError({"content": ["Must be a string."]})
+        return super().to_internal_value(data)
+
+
+def _turns_field(**kwargs: Any) -> serializers.ListField:
+    return serializers.ListField(child=TurnInput(), max_length=MAX_TURNS_PER_REQUEST, **kwargs)
+
+
+class ConversationApi(APIView):
+    permission_classes = [HasApiKey]
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, services.MemoryDisabled):
+            exc = PermissionDenied(str(exc))
+        elif isinstance(exc, services.ConversationExists):
+            exc = Conflict(str(exc))
+        elif isinstance(exc, services.ConversationMissing):
+            exc = NotFound(str(exc))
+        return super().handle_exception(exc)
+
+    def accepted(self, job: MiningJob, conversation_id: str) -> Response:
+        body = {
+            "job_id": str(job.id),
+            "conversation_id": conversation_id,
+            "turns": job.conversation.turn_count,
+            "mining": job.ready,
+        }
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class ConversationCreateApi(ConversationApi):
+    class InputSerializer(serializers.Serializer):
+        conversation_id = serializers.CharField(max_length=256)
+        title = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+        user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        started_at = serializers.DateTimeField(required=False)
+        turns = _turns_field(allow_empty=True)
+        complete = serializers.BooleanField(default=False)
+
+    @extend_schema(summary="Post a conversation (stored verbatim before the answer; mined in the background)",
+                   request=InputSerializer, responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        external_id = fields.pop("conversation_id")
+        job = services.conversation_create(
+            owner=request_owner(request), agent=request_agent(request), external_id=external_id, **fields
+        )
+        return self.accepted(job, external_id)
+
+
+class ConversationAppendApi(ConversationApi):
+    class InputSerializer(serializers.Serializer):
+        turns = _turns_field(allow_empty=False)
+
+    @extend_schema(
+        summary="Append turns to a conversation", request=InputSerializer, responses={202: Accepted, **ERROR_RESPONSES}
+    )
+    def post(self, request: Request, conversation_id: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = services.conversation_append(
+            owner=request_owner(request), external_id=conversation_id, turns=data.validated_data["turns"]
+        )
+        return self.accepted(job, conversation_id)
+
+
+class ConversationCompleteApi(ConversationApi):
+    @extend_schema(summary="Mark a conversation complete (mines it when auto-mine is on)", request=None,
+                   responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request, conversation_id: str) -> Response:
+        return self.accepted(
+            services.conversation_complete(owner=request_owner(request), external_id=conversation_id), conversation_id
+        )
+
+
+class ConversationMineApi(ConversationApi):
+    @extend_schema(
+        summary="Ask for a conversation to be mined now", request=None, responses={202: Accepted, **ERROR_RESPONSES}
+    )
+    def post(self, request: Request, conversation_id: str) -> Response:
+        job = services.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)
+        return self.accepted(job, conversation_id)
+
+
+class JobGetApi(APIView):
+    class OutputSerializer(serializers.ModelSerializer):
+        job_id = serializers.UUIDField(source="id")
+        conversation_id = serializers.CharField(source="conversation.external_id")
+
+        class Meta:
+            model = MiningJob
+            fields = [
+                "job_id",
+                "conversation_id",
+                "status",
+                "counts",
+                "error",
+                "attempts",
+                "requested_at",
+                "started_at",
+                "finished_at",
+            ]
+
+    @extend_schema(summary="A mining job's status and counts", responses={200: OutputSerializer, **ERROR_RESPONSES})
+    def get(self, request: Request, job_id: uuid.UUID) -> Response:
+        job = MiningJob.objects.select_related("conversation").filter(owner=request_owner(request), pk=job_id).first()
+        if job is None:
+            raise NotFound(MESSAGE_JOB_NOT_FOUND)
+        return Response(self.OutputSerializer(job).data)

@@ -1,0 +1,130 @@
+"""Offline extraction of entities and topics from turns: patterns and keyphrases, no network, no model.
+(The LLM path, when one is configured, is a later step of mining.)
+
+Tags follow the AAAK letters: p people, l locations, e events, i items, t times.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from memory_site.lib.text import STOPWORDS, content_words
+
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+TIME = re.compile(
+    rf"\b((?:last|next|this)\s+(?:week|month|year|weekend|{_DAYS})|yesterday|today|tomorrow|tonight|"
+    rf"(?:{_DAYS})|(?:{_MONTHS})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}}|"
+    rf"\d+\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
+    re.IGNORECASE,
+)
+EVENT = re.compile(
+    r"\b(wedding|birthday|meeting|trip|party|conference|interview|concert|funeral|graduation|vacation|holiday|"
+    r"appointment|game|match|race|festival|launch|deadline|exam|workshop|dinner|lunch|anniversary)s?\b",
+    re.IGNORECASE,
+)
+RELATIVE = re.compile(
+    r"\bmy\s+(sister|brother|mother|mom|father|dad|wife|husband|partner|son|daughter|friend|boss|colleague|"
+    r"coworker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|girlfriend|boyfriend|neighbou?r|"
+    r"manager|teacher|doctor|dog|cat)\b(?:,?\s+([A-Z][a-z]+))?"
+)
+PLACE = re.compile(r"\b(?:in|at|to|from|near|visit(?:ed|ing)?)\s+((?:[A-Z][a-zA-Z]+)(?:\s+[A-Z][a-zA-Z]+){0,2})")
+PROJECT = re.compile(r"\b(?:project|app|repo|product|startup|company)\s+(?:called\s+|named\s+)?([A-Z][\w-]+)|"
+                     r"\b([A-Z][\w-]+)\s+(?:project|app|repo)\b")  # fmt: skip
+ITEM = re.compile(r"\b(?:my|a|an|the|new|bought|got|ordered)\s+(?:new\s+)?((?:[a-z]+\s+)?"
+                  r"(?:laptop|phone|camera|lens|bike|car|guitar|watch|battery|book|tent|drone|printer|monitor|"
+                  r"keyboard|headphones|speaker|board|efoil|kayak|couch|desk|jacket|shoes))\b", re.IGNORECASE)  # fmt: skip
+CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b")
+# At a sentence start a capital proves nothing, unless it is a two-word name ("Derek Smith is …").
+SENTENCE_START_NAME = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]{2,}\s+[A-Z][a-z]{2,})\b")
+_NOT_NAMES = frozenset(
+    (_MONTHS + "|" + _DAYS).split("|")
+    + "i the a an it this that these those my your our their his her we you they he she what when where why how "
+    "hi hello hey thanks thank yes no okay ok sure please also but and or so if then great good well actually "
+    "english french spanish german italian chinese japanese monday sunday".split()
+)
+
+
+@dataclass
+class Extraction:
+    people: Counter[str] = field(default_factory=Counter)
+    places: Counter[str] = field(default_factory=Counter)
+    projects: Counter[str] = field(default_factory=Counter)
+    items: Counter[str] = field(default_factory=Counter)
+    events: Counter[str] = field(default_factory=Counter)
+    times: Counter[str] = field(default_factory=Counter)
+
+    def tags(self) -> dict[str, list[str]]:
+        return {
+            key: [name for name, _ in counter.most_common(8)]
+            for key, counter in (
+                ("p", self.people),
+                ("l", self.places),
+                ("e", self.events),
+                ("i", self.items),
+                ("t", self.times),
+            )
+            if counter
+        }
+
+
+def extract(text: str) -> Extraction:
+    found = Extraction()
+    for match in TIME.finditer(text):
+        found.times[match.group(1).lower()] += 1
+    for match in EVENT.finditer(text):
+        found.events[match.group(1).lower()] += 1
+    for match in ITEM.finditer(text):
+        found.items[match.group(1).lower().strip()] += 1
+    for match in PROJECT.finditer(text):
+        name = match.group(1) or match.group(2)
+        if name and name.lower() not in _NOT_NAMES:
+            found.projects[name] += 1
+    places = set()
+    for match in PLACE.finditer(text):
+        name = match.group(1)
+        if name.split()[0].lower() not in _NOT_NAMES:
+            found.places[name] += 1
+            places.add(name)
+    for match in RELATIVE.finditer(text):
+        if match.group(2) and match.group(2).lower() not in _NOT_NAMES:
+            found.people[match.group(2)] += 1
+    for match in [*CAPITALIZED.finditer(text), *SENTENCE_START_NAME.finditer(text)]:
+        name = match.group(1)
+        first = name.split()[0].lower()
+        if first in _NOT_NAMES or first in STOPWORDS or name in places or name in found.projects:
+            continue
+        found.people[name] += 1
+    # "Smith" alone is the same person as "Derek Smith" when both appear.
+    for name in [n for n in found.people if " " in n]:
+        for part in name.split():
+            if part in found.people:
+                found.people[name] += found.people.pop(part)
+    return found
+
+
+def topic_words(text: str, limit: int = 6) -> set[str]:
+    counts = Counter(content_words(text))
+    return {word for word, _ in counts.most_common(limit)}
+
+
+def segment(texts: list[str], *, min_size: int = 2, threshold: float = 0.08) -> list[int]:
+    """Start a new topic where consecutive turns stop sharing keyphrases: returns, for each text, the
+    index of its segment. A segment has at least `min_size` turns before it can end."""
+    segments: list[int] = []
+    current: Counter[str] = Counter()
+    size = 0
+    index = 0
+    for text in texts:
+        words = topic_words(text)
+        if size >= min_size and words:
+            overlap = len(words & set(current)) / len(words | set(current.keys())) if current else 0.0
+            if overlap < threshold:
+                index += 1
+                current, size = Counter(), 0
+        current.update(words)
+        size += 1
+        segments.append(index)
+    return segments

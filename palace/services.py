@@ -1,0 +1,363 @@
+"""Writes of the palace: conversations in (durable before the response), mining jobs (an outbox), and
+mining itself — drawers per turn, rooms, closets, wings and AAAK pointers.
+
+Nothing posted is lost: turns and their mining request commit together; the task is sent on commit,
+and a job whose send failed (broker down) stays `queued` with `enqueued_at` null until the outbox job
+sends it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypedDict
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from accounts.models import Agent
+from accounts.services import memory_settings_ensure
+from episodic import providers
+from palace import extraction
+from palace.models import ActivityEvent, Closet, Conversation, Drawer, MiningJob, PalaceCounter, Room, Turn, Wing
+
+logger = logging.getLogger(__name__)
+
+MESSAGE_MEMORY_OFF = "Memory is turned off for this user: nothing was stored."
+MESSAGE_CONVERSATION_EXISTS = "A conversation with this id exists; append turns to it instead."
+MESSAGE_NO_CONVERSATION = "Conversation not found."
+
+
+class MemoryDisabled(Exception):
+    pass
+
+
+class ConversationExists(Exception):
+    pass
+
+
+class ConversationMissing(Exception):
+    pass
+
+
+class TurnInput(TypedDict, total=False):
+    role: str
+    content: str
+    timestamp: datetime | None
+
+
+def _check_enabled(owner: User) -> bool:
+    """Raises MemoryDisabled when the owner opted out; returns auto_mine."""
+    memory_settings = memory_settings_ensure(user=owner)
+    if not memory_settings.enabled:
+        raise MemoryDisabled(MESSAGE_MEMORY_OFF)
+    return memory_settings.auto_mine
+
+
+def _add_turns(conversation: Conversation, turns: list[TurnInput]) -> None:
+    start = conversation.turn_count
+    Turn.objects.bulk_create(
+        Turn(
+            conversation=conversation,
+            index=start + offset,
+            role=turn["role"],
+            content=turn["content"],
+            timestamp=turn.get("timestamp"),
+        )
+        for offset, turn in enumerate(turns)
+    )
+    conversation.turn_count = start + len(turns)
+    conversation.save(update_fields=["turn_count", "complete", "updated_at"])
+
+
+def _new_job(conversation: Conversation, *, ready: bool) -> MiningJob:
+    job = MiningJob.objects.create(owner_id=conversation.owner_id, conversation=conversation, ready=ready)
+    if ready:
+        # Earlier requests still waiting for this conversation are covered by this run.
+        MiningJob.objects.filter(conversation=conversation, status=MiningJob.Status.QUEUED, ready=False).update(
+            ready=True
+        )
+        transaction.on_commit(lambda: job_send(job_id=job.id))
+    return job
+
+
+def conversation_create(
+    *,
+    owner: User,
+    agent: Agent | None,
+    external_id: str,
+    turns: list[TurnInput],
+    complete: bool = False,
+    title: str = "",
+    user_id: str = "",
+    started_at: datetime | None = None,
+) -> MiningJob:
+    """Store a conversation and its turns verbatim, with its mining request, in one transaction."""
+    auto_mine = _check_enabled(owner)
+    first_timestamp = next((t["timestamp"] for t in turns if t.get("timestamp")), None)
+    try:
+        with transaction.atomic():
+            conversation = Conversation.objects.create(
+                owner=owner, agent=agent, external_id=external_id, title=title, user_id=user_id, complete=complete,
+                started_at=started_at or first_timestamp or timezone.now(),
+            )  # fmt: skip
+            _add_turns(conversation, turns)
+            return _new_job(conversation, ready=complete and auto_mine)
+    except IntegrityError:
+        raise ConversationExists(MESSAGE_CONVERSATION_EXISTS) from None
+
+
+def _locked_conversation(owner: User, external_id: str) -> Conversation:
+    conversation = Conversation.objects.select_for_update().filter(owner=owner, external_id=external_id).first()
+    if conversation is None:
+        raise ConversationMissing(MESSAGE_NO_CONVERSATION)
+    return conversation
+
+
+def conversation_append(*, owner: User, external_id: str, turns: list[TurnInput]) -> MiningJob:
+    """Append turns (indexes continue the conversation's) with their mining request. Appending to a
+    complete conversation mines the new turns automatically (auto-mine)."""
+    auto_mine = _check_enabled(owner)
+    with transaction.atomic():
+        # The row lock orders concurrent appends: each one sees the other's turn_count.
+        conversation = _locked_conversation(owner, external_id)
+        _add_turns(conversation, turns)
+        return _new_job(conversation, ready=conversation.complete and auto_mine)
+
+
+def conversation_complete(*, owner: User, external_id: str) -> MiningJob:
+    auto_mine = _check_enabled(owner)
+    with transaction.atomic():
+        conversation = _locked_conversation(owner, external_id)
+        conversation.complete = True
+        conversation.save(update_fields=["complete", "updated_at"])
+        return _new_job(conversation, ready=auto_mine)
+
+
+def conversation_request_mining(*, owner: User, external_id: str) -> MiningJob:
+    _check_enabled(owner)
+    with transaction.atomic():
+        return _new_job(_locked_conversation(owner, external_id), ready=True)
+
+
+# --- the outbox ---------------------------------------------------------------------------------------
+
+
+def job_send(*, job_id: Any) -> bool:
+    """Hand a job to the broker; True when sent. A broker outage leaves the job for the outbox."""
+    from palace.tasks import mine_conversation
+
+    try:
+        mine_conversation.apply_async(args=(str(job_id),), retry=False)
+    except Exception:
+        logger.warning("could not send mining job %s; the outbox will retry", job_id, exc_info=True)
+        return False
+    MiningJob.objects.filter(pk=job_id).update(enqueued_at=timezone.now())
+    return True
+
+
+def outbox_requeue(
+    *, older_than: timedelta = timedelta(minutes=1), stale_after: timedelta = timedelta(minutes=15)
+) -> dict[str, int]:
+    """Send again the ready jobs still queued: never sent (older than a minute), or sent long ago and
+    never started (the broker lost them). Mining is idempotent, so a duplicate send is harmless."""
+    now = timezone.now()
+    pending = MiningJob.objects.filter(status=MiningJob.Status.QUEUED, ready=True).filter(
+        Q(enqueued_at__isnull=True, requested_at__lt=now - older_than) | Q(enqueued_at__lt=now - stale_after)
+    )
+    counts = {"sent": 0, "failed": 0}
+    for job_id in pending.values_list("pk", flat=True)[:500]:
+        counts["sent" if job_send(job_id=job_id) else "failed"] += 1
+    return counts
+
+
+# --- mining -------------------------------------------------------------------------------------------
+
+
+def _next_numbers(owner_id: int, kind: str, count: int) -> list[int]:
+    """`count` fresh numbers for `kind` (wing, room, drawer) of one owner; never reused."""
+    PalaceCounter.objects.get_or_create(owner_id=owner_id, kind=kind)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {PalaceCounter._meta.db_table} SET value = value + %s WHERE owner_id = %s AND kind = %s RETURNING value",
+            [count, owner_id, kind],
+        )
+        last = cursor.fetchone()[0]
+    return list(range(last - count + 1, last + 1))
+
+
+def wing_ensure(*, owner_id: int, name: str, kind: str) -> Wing:
+    """The wing named `name` (by slug or alias, case-insensitive), created when missing."""
+    slug = slugify(name)[:200] or "unnamed"
+    alias = name.lower()
+    wing = Wing.objects.filter(owner_id=owner_id).filter(Q(slug=slug) | Q(aliases__contains=[alias])).first()
+    if wing is not None:
+        return wing
+    try:
+        with transaction.atomic():
+            return Wing.objects.create(
+                owner_id=owner_id, number=_next_numbers(owner_id, "wing", 1)[0], kind=kind, name=name, slug=slug,
+                aliases=[alias],
+            )  # fmt: skip
+    except IntegrityError:
+        return Wing.objects.get(owner_id=owner_id, slug=slug)
+
+
+@dataclass(frozen=True)
+class Subjects:
+    primary: tuple[str, str]  # (name, kind)
+    others: list[tuple[str, str]]
+
+
+def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
+    """The primary subject is the person or project named most (projects win ties: a conversation
+    about a project is filed under it); the others are every other person or project named at least
+    once. With none, the conversation goes to its agent's wing."""
+    ranked = [(name, "project", n) for name, n in found.projects.items()] + [
+        (name, "person", n) for name, n in found.people.items()
+    ]
+    ranked.sort(key=lambda item: (-item[2], item[1] != "project", item[0]))
+    if not ranked:
+        return Subjects(primary=(agent_name, Wing.Kind.AGENT), others=[])
+    return Subjects(primary=(ranked[0][0], ranked[0][1]), others=[(name, kind) for name, kind, _ in ranked[1:]])
+
+
+def _lock_conversation_mining(conversation_id: Any) -> None:
+    # One miner per conversation at a time (two workers given the same job, or two jobs): the second
+    # waits, then finds the drawers written and adds nothing.
+    key = int.from_bytes(hashlib.sha256(f"mine:{conversation_id}".encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
+    """Mine the conversation's turns that have no drawer yet. Idempotent: a second run adds nothing,
+    a run after more turns were appended adds only theirs."""
+    counts = {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0}
+    mined = set(Drawer.objects.filter(conversation=conversation).values_list("turn_index", flat=True))
+    turns = [t for t in conversation.turns.order_by("index") if t.index not in mined]
+    if not turns:
+        return counts
+    whole = "\n".join(t.content for t in conversation.turns.order_by("index"))
+    found = extraction.extract(whole)
+    per_turn = [extraction.extract(t.content) for t in turns]
+    # Slow work before the transaction: embeddings in one batch (None when the embedder is down).
+    vectors = providers.embed_documents(owner_id=conversation.owner_id, texts=[t.content for t in turns])
+    embedder_name = providers.get_embedder().name if vectors is not None else ""
+    segments = extraction.segment([t.content for t in turns])
+    agent_name = conversation.agent.name if conversation.agent_id and conversation.agent else "unfiled"
+    subjects = _subjects(found, agent_name)
+    wings_before = Wing.objects.filter(owner_id=conversation.owner_id).count()
+    with transaction.atomic():
+        _lock_conversation_mining(conversation.pk)
+        if Drawer.objects.filter(conversation=conversation, turn_index__in=[t.index for t in turns]).exists():
+            return counts  # another run got here first
+        wing = wing_ensure(owner_id=conversation.owner_id, name=subjects.primary[0], kind=subjects.primary[1])
+        others = [wing_ensure(owner_id=conversation.owner_id, name=n, kind=k) for n, k in subjects.others]
+        room, room_created = _room_for(conversation, wing, turns)
+        counts["rooms"] = int(room_created)
+        room.linked_wings.add(*[w for w in others if w.pk != wing.pk])
+        closets = _closets_for(room, turns, segments)
+        counts["closets"] = len({c.pk for c in closets if getattr(c, "_created", False)})
+        numbers = _next_numbers(conversation.owner_id, "drawer", len(turns))
+        drawers = []
+        for offset, turn in enumerate(turns):
+            tags = per_turn[offset].tags()
+            tag_text = " ".join(f"@{key} " + " ".join(values) for key, values in tags.items())
+            drawers.append(
+                Drawer(
+                    owner_id=conversation.owner_id,
+                    room=room,
+                    closet=closets[offset],
+                    conversation=conversation,
+                    turn_index=turn.index,
+                    number=numbers[offset],
+                    role=turn.role,
+                    content=turn.content,
+                    occurred_at=turn.timestamp or conversation.started_at,
+                    aaak=f"§ W-{wing.number:03d}/R-{room.number:02d}/D-{numbers[offset]:03d}",
+                    tags=tags,
+                    search_text=f"{turn.content}\n{tag_text}",
+                    embedding=vectors[offset] if vectors is not None else None,
+                    embedding_model=embedder_name,
+                )
+            )
+        Drawer.objects.bulk_create(drawers)
+        counts["drawers"] = len(drawers)
+        counts["embedded"] = len(drawers) if vectors is not None else 0
+        counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
+        ActivityEvent.objects.create(
+            owner_id=conversation.owner_id, kind="memory_mined",
+            data={"conversation_id": conversation.external_id, "wing": wing.name, "room": room.number, **counts},
+        )  # fmt: skip
+    return counts
+
+
+def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tuple[Room, bool]:
+    times = [t.timestamp for t in turns if t.timestamp] or [conversation.started_at]
+    room = Room.objects.filter(conversation=conversation).first()
+    if room is not None:
+        Room.objects.filter(pk=room.pk, ended_at__lt=max(times)).update(ended_at=max(times))
+        return room, False
+    title = conversation.title or f"{conversation.started_at:%Y-%m-%d} {conversation.external_id}"
+    room = Room.objects.create(
+        owner_id=conversation.owner_id, wing=wing, conversation=conversation,
+        number=_next_numbers(conversation.owner_id, "room", 1)[0], title=title[:300],
+        started_at=min(times), ended_at=max(times),
+    )  # fmt: skip
+    return room, True
+
+
+def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> list[Closet]:
+    """One closet per topic segment; new turns continue the room's last topic when their first segment
+    shares its words, else they open new closets after it."""
+    existing = list(room.closets.order_by("position"))
+    position = existing[-1].position if existing else -1
+    by_segment: dict[int, Closet] = {}
+    result = []
+    for segment in segments:
+        closet = by_segment.get(segment)
+        if closet is None:
+            words = extraction.topic_words(
+                " ".join(t.content for t, s in zip(turns, segments, strict=True) if s == segment), 3
+            )
+            topic = " / ".join(sorted(words)) or "conversation"
+            if segment == 0 and existing and words & set(existing[-1].topic.split(" / ")):
+                closet = existing[-1]
+            else:
+                position += 1
+                closet = Closet.objects.create(owner_id=room.owner_id, room=room, position=position, topic=topic[:200],
+                                               slug=slugify(topic)[:200] or "conversation")  # fmt: skip
+                closet._created = True  # type: ignore[attr-defined]
+            by_segment[segment] = closet
+        result.append(closet)
+    return result
+
+
+def job_run(*, job_id: Any) -> dict[str, int] | None:
+    """Claim and run one mining job; None when it is gone or already finished."""
+    now = timezone.now()
+    claimed = MiningJob.objects.filter(
+        pk=job_id, status__in=[MiningJob.Status.QUEUED, MiningJob.Status.RUNNING]
+    ).update(status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    if not claimed:
+        return None
+    job = MiningJob.objects.select_related("conversation", "conversation__agent").get(pk=job_id)
+    counts = conversation_mine(conversation=job.conversation)
+    # This run covered every request for the conversation made before it started.
+    MiningJob.objects.filter(
+        Q(pk=job_id)
+        | Q(conversation=job.conversation, ready=True, status=MiningJob.Status.QUEUED, requested_at__lte=now)
+    ).update(status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=counts, error="")
+    return counts
+
+
+def job_fail(*, job_id: Any, error: str) -> None:
+    MiningJob.objects.filter(pk=job_id).update(
+        status=MiningJob.Status.FAILED, finished_at=timezone.now(), error=error[:4000]
+    )

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from celery import shared_task
+from django.db import OperationalError
+
+from palace import services
+
+# Transient: the database or Redis blinked. Anything else is a bug and fails the job at once.
+TRANSIENT = (OperationalError, redis.ConnectionError, redis.TimeoutError)
+
+
+@shared_task(
+    bind=True,
+    name="palace.mine_conversation",
+    autoretry_for=TRANSIENT,
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=5,
+    acks_late=True,
+    reject_on_worker_lost=True,
+)
+def mine_conversation(self: Any, job_id: str) -> dict[str, int] | None:
+    """Mine the conversation of one MiningJob (by id). Idempotent: a re-delivered or duplicate job adds
+    nothing that is already there."""
+    try:
+        return services.job_run(job_id=job_id)
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        services.job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
+        raise
+
+
+@shared_task(name="palace.outbox_requeue", ignore_result=False)
+def outbox_requeue() -> dict[str, int]:
+    """Re-send mining jobs the broker never got (beat: every minute)."""
+    return services.outbox_requeue()
