@@ -128,3 +128,18 @@ def segment(texts: list[str], *, min_size: int = 2, threshold: float = 0.08) -> 
         size += 1
         segments.append(index)
     return segments
+
+
+def tags_for(text: str, known: Extraction) -> dict[str, list[str]]:
+    """The AAAK tags of one turn: what the turn itself names, plus the conversation's people, places
+    and projects that it mentions (a name at a sentence start is only recognised this way)."""
+    own = extract(text)
+    for mine, theirs in ((own.people, known.people), (own.places, known.places), (own.projects, known.projects)):
+        for name in theirs:
+            if name not in mine and any(re.search(rf"\b{re.escape(part)}\b", text) for part in name.split()):
+                mine[name] += 1
+    tags = own.tags()
+    if own.projects:
+        tags.setdefault("i", [])
+        tags["i"] = [*[p for p, _ in own.projects.most_common(4)], *tags["i"]][:8]
+    return tags

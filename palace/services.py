@@ -245,7 +245,7 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
         return counts
     whole = "\n".join(t.content for t in conversation.turns.order_by("index"))
     found = extraction.extract(whole)
-    per_turn = [extraction.extract(t.content) for t in turns]
+    per_turn = [extraction.tags_for(t.content, found) for t in turns]
     # Slow work before the transaction: embeddings in one batch (None when the embedder is down).
     vectors = providers.embed_documents(owner_id=conversation.owner_id, texts=[t.content for t in turns])
     embedder_name = providers.get_embedder().name if vectors is not None else ""
@@ -267,7 +267,7 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
         numbers = _next_numbers(conversation.owner_id, "drawer", len(turns))
         drawers = []
         for offset, turn in enumerate(turns):
-            tags = per_turn[offset].tags()
+            tags = per_turn[offset]
             tag_text = " ".join(f"@{key} " + " ".join(values) for key, values in tags.items())
             drawers.append(
                 Drawer(

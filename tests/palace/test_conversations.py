@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from accounts.models import MemorySettings
+from palace import services
+from palace.models import ActivityEvent, Closet, Conversation, Drawer, MiningJob, Room, Turn, Wing
+from tests.conftest import Personas
+
+pytestmark = pytest.mark.django_db
+
+VERBATIM = "  Héllo — I'm *really* sure:\n\ttabs, trailing spaces   \n🙂 "
+
+
+def _post(api: APIClient, headers: dict, **body: Any) -> Any:
+    payload = {"conversation_id": "conv-1", "turns": [{"role": "user", "content": "hi"}], **body}
+    return api.post("/api/v1/conversations", payload, format="json", **headers)
+
+
+def test_a_posted_conversation_is_stored_verbatim_with_its_mining_request(api: APIClient, personas: Personas) -> None:
+    turns = [{"role": "user", "content": VERBATIM, "timestamp": "2026-04-30T19:00:00Z"},
+             {"role": "assistant", "content": "Noted.", "timestamp": "2026-04-30T19:00:05+00:00"}]  # fmt: skip
+    response = _post(api, personas.owner.headers, turns=turns, title="Evening", user_id="u1")
+    assert response.status_code == 202
+    body = response.json()
+    assert body["turns"] == 2 and body["mining"] is False
+    conversation = Conversation.objects.get(owner=personas.owner.user, external_id="conv-1")
+    assert [t.content for t in conversation.turns.all()] == [VERBATIM, "Noted."]
+    assert conversation.started_at.isoformat() == "2026-04-30T19:00:00+00:00"
+    job = api.get(f"/api/v1/jobs/{body['job_id']}", **personas.owner.headers).json()
+    assert job["status"] == "queued" and job["conversation_id"] == "conv-1"
+
+
+def test_appending_continues_the_turn_indexes(api: APIClient, personas: Personas) -> None:
+    h = personas.owner.headers
+    _post(api, h, turns=[{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"}])
+    response = api.post(
+        "/api/v1/conversations/conv-1/turns", {"turns": [{"role": "user", "content": "three"}]}, format="json", **h
+    )
+    assert response.status_code == 202 and response.json()["turns"] == 3
+    assert list(Turn.objects.values_list("index", "content")) == [(0, "one"), (1, "two"), (2, "three")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"turns": [{"role": "robot", "content": "x"}]},
+        {"turns": [{"role": "user", "content": "x", "timestamp": "yesterday-ish"}]},
+        {"turns": [{"role": "user", "content": 42}]},
+        {"turns": [{"role": "user"}]},
+        {"turns": "not a list"},
+        {"turns": [{"role": "user", "content": "x"}] * 1001},
+        {"turns": [{"role": "user", "content": "x" * 100_001}]},
+        {"conversation_id": "", "turns": []},
+        {"started_at": "not a date"},
+    ],
+)
+def test_bad_conversations_are_a_400_and_nothing_is_written(api: APIClient, personas: Personas, body: dict) -> None:
+    response = _post(api, personas.owner.headers, **body)
+    assert response.status_code == 400 and set(response.json()) == {"message", "extra"}
+    assert not Conversation.objects.exists() and not Turn.objects.exists() and not MiningJob.objects.exists()
+
+
+@override_settings(API_MAX_BODY_BYTES=4096)
+def test_a_body_over_the_limit_is_a_413(api: APIClient, personas: Personas) -> None:
+    response = _post(api, personas.owner.headers, turns=[{"role": "user", "content": "x" * 5000}])
+    assert response.status_code == 413
+    assert not Conversation.objects.exists()
+
+
+def test_a_second_post_of_the_same_id_is_a_conflict(api: APIClient, personas: Personas) -> None:
+    assert _post(api, personas.owner.headers).status_code == 202
+    assert _post(api, personas.owner.headers).status_code == 409
+    assert _post(api, personas.outsider.headers).status_code == 202  # ids are per owner
+    assert Turn.objects.count() == 2
+
+
+def test_other_owners_cannot_touch_a_conversation_or_its_jobs(api: APIClient, personas: Personas) -> None:
+    job_id = _post(api, personas.owner.headers).json()["job_id"]
+    outsider = personas.outsider.headers
+    assert (
+        api.post(
+            "/api/v1/conversations/conv-1/turns",
+            {"turns": [{"role": "user", "content": "x"}]},
+            format="json",
+            **outsider,
+        ).status_code
+        == 404
+    )
+    assert api.post("/api/v1/conversations/conv-1/complete", **outsider).status_code == 404
+    assert api.post("/api/v1/conversations/conv-1/mine", **outsider).status_code == 404
+    assert api.get(f"/api/v1/jobs/{job_id}", **outsider).status_code == 404
+    assert api.get(f"/api/v1/jobs/{job_id}", **personas.teammate.headers).status_code == 200
+    assert Turn.objects.count() == 1
+
+
+def test_with_memory_off_nothing_is_stored(api: APIClient, personas: Personas) -> None:
+    MemorySettings.objects.filter(user=personas.owner.user).update(enabled=False)
+    response = _post(api, personas.owner.headers)
+    assert response.status_code == 403 and response.json()["message"] == services.MESSAGE_MEMORY_OFF
+    assert not Conversation.objects.exists()
+
+
+def test_completing_marks_the_jobs_ready_when_auto_mine_is_on(api: APIClient, personas: Personas) -> None:
+    h = personas.owner.headers
+    first = _post(api, h).json()["job_id"]
+    completed = api.post("/api/v1/conversations/conv-1/complete", **h)
+    assert completed.status_code == 202 and completed.json()["mining"] is True
+    assert MiningJob.objects.filter(ready=True).count() == 2 and MiningJob.objects.get(pk=first).ready
+    MemorySettings.objects.filter(user=personas.owner.user).update(auto_mine=False)
+    _post(api, h, conversation_id="conv-2", complete=True)
+    assert MiningJob.objects.get(conversation__external_id="conv-2").ready is False
+
+
+TWO_PEOPLE_AND_A_PROJECT = [
+    {"role": "user", "content": "Derek and I are rebuilding the Efoil project this month. Derek owns the board."},
+    {"role": "assistant", "content": "What does the Efoil project need first?"},
+    {
+        "role": "user",
+        "content": "The Efoil battery: Derek wants a 12V20Ah pack. My sister Anna might help with wiring.",
+    },
+    {"role": "assistant", "content": "A 12V20Ah pack for the Efoil project is a good start."},
+    {"role": "user", "content": "Separately, what should I cook for dinner tonight? Maybe pasta with basil."},
+    {"role": "assistant", "content": "Pasta with basil and tomatoes is quick for dinner."},
+]
+
+
+def _mine(conversation_id: str = "conv-1") -> dict[str, int]:
+    return services.conversation_mine(conversation=Conversation.objects.get(external_id=conversation_id))
+
+
+def test_mining_files_the_room_under_its_primary_subject_and_links_the_others(
+    api: APIClient, personas: Personas
+) -> None:
+    _post(api, personas.owner.headers, turns=TWO_PEOPLE_AND_A_PROJECT, title="Efoil rebuild")
+    counts = _mine()
+    assert counts["drawers"] == 6 and counts["rooms"] == 1 and counts["embedded"] == 6
+    room = Room.objects.get()
+    assert (room.wing.name, room.wing.kind) == ("Efoil", "project")
+    assert {w.name for w in room.linked_wings.all()} >= {"Derek", "Anna"}
+    # Browsing either person's wing finds the room.
+    for name in ("Derek", "Anna"):
+        assert Room.objects.filter(linked_wings__name=name).get() == room
+    assert Closet.objects.filter(room=room).count() >= 2  # the dinner talk is a topic of its own
+
+
+def test_drawers_are_verbatim_with_aaak_pointers_and_tags(api: APIClient, personas: Personas) -> None:
+    turns = [*TWO_PEOPLE_AND_A_PROJECT, {"role": "user", "content": VERBATIM}]
+    _post(api, personas.owner.headers, turns=turns)
+    _mine()
+    drawers = list(Drawer.objects.order_by("turn_index"))
+    assert [d.content for d in drawers] == [t["content"] for t in turns]
+    assert all(re.fullmatch(r"§ W-\d{3}/R-\d{2}/D-\d{3}", d.aaak) for d in drawers)
+    assert len({d.number for d in drawers}) == len(drawers)
+    assert "Derek" in drawers[0].tags["p"]
+    assert all(d.embedding is not None for d in drawers)
+    event = ActivityEvent.objects.get(kind="memory_mined")
+    assert event.data["drawers"] == 7 and event.data["conversation_id"] == "conv-1"
+
+
+def test_mining_twice_changes_nothing_and_appended_turns_add_only_theirs(api: APIClient, personas: Personas) -> None:
+    h = personas.owner.headers
+    _post(api, h, turns=TWO_PEOPLE_AND_A_PROJECT)
+    _mine()
+    before = list(Drawer.objects.order_by("pk").values_list("pk", "aaak", "content"))
+    assert _mine()["drawers"] == 0
+    assert list(Drawer.objects.order_by("pk").values_list("pk", "aaak", "content")) == before
+    assert Wing.objects.filter(slug="derek").count() == 1
+    api.post(
+        "/api/v1/conversations/conv-1/turns",
+        {"turns": [{"role": "user", "content": "Derek finished the wiring."}]},
+        format="json",
+        **h,
+    )
+    assert _mine()["drawers"] == 1
+    assert Drawer.objects.count() == 7 and Room.objects.count() == 1
+
+
+def test_an_empty_conversation_mines_to_nothing(api: APIClient, personas: Personas) -> None:
+    _post(api, personas.owner.headers, turns=[])
+    assert _mine() == {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0}
+    assert not Room.objects.exists()
+
+
+def test_wings_dedupe_by_slug_and_alias(personas: Personas) -> None:
+    owner_id = personas.owner.user.pk
+    derek = services.wing_ensure(owner_id=owner_id, name="Derek", kind="person")
+    assert services.wing_ensure(owner_id=owner_id, name="derek", kind="person") == derek
+    Wing.objects.filter(pk=derek.pk).update(aliases=["derek", "derek smith"])
+    assert services.wing_ensure(owner_id=owner_id, name="Derek Smith", kind="person") == derek
+    assert services.wing_ensure(owner_id=personas.outsider.user.pk, name="Derek", kind="person") != derek
+
+
+def test_a_failed_embedding_still_writes_the_drawers(api: APIClient, personas: Personas, use_providers: Any) -> None:
+    use_providers(EMBEDDING_PROVIDER="openai", EMBEDDING_MODEL="all-minilm", EMBEDDING_DIM=384,
+                  OPENAI_BASE_URL="http://127.0.0.1:9/v1", EMBEDDING_TIMEOUT=2)  # fmt: skip
+    _post(api, personas.owner.headers, turns=TWO_PEOPLE_AND_A_PROJECT)
+    counts = _mine()
+    assert counts["drawers"] == 6 and counts["embedded"] == 0
+    assert Drawer.objects.filter(embedding__isnull=True).count() == 6
