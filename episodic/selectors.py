@@ -118,8 +118,9 @@ def _episode_filters(
     return queryset
 
 
-def episode_recent(*, owner: User, limit: int = 20, **filters: Any) -> list[Episode]:
-    return list(_episode_filters(episodes_visible(owner=owner), **filters).order_by("-occurred_at")[:limit])
+def episode_recent(*, owner: User, limit: int = 20, offset: int = 0, **filters: Any) -> list[Episode]:
+    queryset = _episode_filters(episodes_visible(owner=owner), **filters).order_by("-occurred_at", "-created_at")
+    return list(queryset[offset : offset + limit])
 
 
 def episode_count(*, owner: User, **filters: Any) -> int:

@@ -48,19 +48,21 @@ def shared_ttl_key(owner_id: int, source_agent_id: str, target_agent_id: str) ->
     return f"working_memory_shared_ttl:{owner_id}:{source_agent_id}:{target_agent_id}"
 
 
-# KEYS: hash, ttl policy.  ARGV: limit, ttl, guard count, guards (field, "1"|"0" present, expected)...,
-# then field/value pairs. Guards make read-modify-write helpers (append) optimistic: the write happens
-# only if the guarded fields are still what the caller read.
-# Returns {status, size}: 0 written, -1 over the limit (nothing written), -2 a guard failed.
+# KEYS: hash, ttl policy.  ARGV: limit, ttl (0: keep the conversation's policy), default ttl, guard
+# count, guards (field, "1"|"0" present, expected)..., then field/value pairs. Guards make
+# read-modify-write helpers (append) optimistic: the write happens only if the guarded fields are still
+# what the caller read.
+# Returns {status, size, ttl}: 0 written, -1 over the limit (nothing written), -2 a guard failed.
 MERGE = """
-local limit, ttl, nguards = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local i = 4
+local limit, ttl, nguards = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+if ttl == 0 then ttl = tonumber(redis.call('GET', KEYS[2]) or ARGV[3]) end
+local i = 5
 for _ = 1, nguards do
   local current = redis.call('HGET', KEYS[1], ARGV[i])
   if ARGV[i + 1] == '1' then
-    if current ~= ARGV[i + 2] then return {-2, 0} end
+    if current ~= ARGV[i + 2] then return {-2, 0, ttl} end
   elseif current then
-    return {-2, 0}
+    return {-2, 0, ttl}
   end
   i = i + 3
 end
@@ -76,11 +78,11 @@ for j = i, #ARGV, 2 do
   sizes[ARGV[j]] = #ARGV[j + 1]
   size = size + #ARGV[j] + #ARGV[j + 1]
 end
-if size > limit then return {-1, size} end
+if size > limit then return {-1, size, ttl} end
 for j = i, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[j], ARGV[j + 1]) end
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ttl, 'EX', ttl)
-return {0, size}
+return {0, size, ttl}
 """
 
 # KEYS: hash, ttl policy.  ARGV: default ttl, mode ("all" | "field" | "keys"), field.

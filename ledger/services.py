@@ -8,7 +8,6 @@ out; a value some other client stored as plain text comes back as that text.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,8 +20,6 @@ from accounts.models import Agent
 from ledger import redis_store
 from ledger.models import WorkingMemorySnapshot
 
-# Conversation ids: 1 to 256 characters of letters, digits and . _ : @ ~ - (no slash, no space).
-CONVERSATION_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9._:@~-]{1,256}")
 MAX_FIELD_NAME_LENGTH: Final = 256
 MAX_FIELDS_PER_WRITE: Final = 1000
 
@@ -39,6 +36,7 @@ MESSAGE_WM_UNAVAILABLE: Final = "working memory is unavailable: Redis is not rea
 MESSAGE_LEDGER_UNAVAILABLE: Final = "the injection ledger is unavailable: Redis is not reachable"
 MESSAGE_BUSY: Final = "Working memory changed under this update too many times; try again."
 MESSAGE_NO_SNAPSHOT: Final = "No persisted working memory for this conversation."
+MESSAGE_NOTHING_TO_PERSIST: Final = "This conversation has no working memory to persist; the saved copy is unchanged."
 
 _CAS_ATTEMPTS: Final = 20
 
@@ -57,8 +55,8 @@ class SnapshotMissing(Exception):
     pass
 
 
-def is_valid_conversation_id(value: str) -> bool:
-    return CONVERSATION_ID_PATTERN.fullmatch(value) is not None
+class NothingToPersist(Exception):
+    pass
 
 
 def encode(value: Any) -> str:
@@ -82,6 +80,16 @@ def _ttl(ttl_seconds: int | None) -> int:
     return ttl_seconds or settings.WORKING_MEMORY_TTL
 
 
+@dataclass(frozen=True)
+class _Merged:
+    status: int
+    size: int
+    ttl: int
+
+
+KEEP_POLICY: Final = 0  # a write that keeps the conversation's TTL policy (the helpers)
+
+
 def _merge(
     hash_key: str,
     ttl_key: str,
@@ -89,21 +97,19 @@ def _merge(
     *,
     ttl_seconds: int | None,
     guards: Sequence[tuple[str, str | None]] = (),
-) -> tuple[int, int]:
-    ttl = _ttl(ttl_seconds)
-    args: list[str | int] = [settings.WORKING_MEMORY_MAX_BYTES, ttl, len(guards)]
+) -> _Merged:
+    ttl = KEEP_POLICY if ttl_seconds == KEEP_POLICY else _ttl(ttl_seconds)
+    args: list[str | int] = [settings.WORKING_MEMORY_MAX_BYTES, ttl, settings.WORKING_MEMORY_TTL, len(guards)]
     for field, expected in guards:
         args += [field, "0" if expected is None else "1", expected or ""]
     for field, value in values.items():
         args += [field, value]
     result = redis_store.run(redis_store.MERGE, [hash_key, ttl_key], args)
     assert isinstance(result, list)
-    return int(result[0]), int(result[1])
-
-
-def _raise_for(status: int, size: int) -> None:
-    if status == -1:
-        raise WorkingMemoryTooLarge(size)
+    merged = _Merged(status=int(result[0]), size=int(result[1]), ttl=int(result[2]))
+    if merged.status == -1:
+        raise WorkingMemoryTooLarge(merged.size)
+    return merged
 
 
 # --- the hash -------------------------------------------------------------------------------------
@@ -112,16 +118,16 @@ def _raise_for(status: int, size: int) -> None:
 def working_memory_merge(
     *, owner_id: int, conversation_id: str, fields: dict[str, Any], ttl_seconds: int | None = None
 ) -> WriteResult:
-    """Merge `fields` into the conversation's working memory (never replacing the hash) and set its TTL."""
+    """Merge `fields` into the conversation's working memory (never replacing the hash) and set its TTL:
+    `ttl_seconds`, else WORKING_MEMORY_TTL; KEEP_POLICY keeps the conversation's current policy."""
     values = {name: encode(value) for name, value in fields.items()}
     keys = (
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     )
     with redis_store.redis_errors_as_unavailable():
-        status, size = _merge(*keys, values, ttl_seconds=ttl_seconds)
-    _raise_for(status, size)
-    return WriteResult(size_bytes=size, ttl_seconds=_ttl(ttl_seconds))
+        merged = _merge(*keys, values, ttl_seconds=ttl_seconds)
+    return WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
 
 
 def working_memory_get(*, owner_id: int, conversation_id: str) -> dict[str, Any]:
@@ -180,19 +186,14 @@ def working_memory_field_update(
     change makes it read again. The size limit is checked by the same script."""
     hash_key = redis_store.working_memory_key(owner_id, conversation_id)
     ttl_key = redis_store.ttl_policy_key(owner_id, conversation_id)
-    client_ttl = None
     with redis_store.redis_errors_as_unavailable():
         for _ in range(_CAS_ATTEMPTS):
-            pipe: Any = redis_store.get_redis().pipeline(transaction=False)
-            raw, policy = pipe.hget(hash_key, field).get(ttl_key).execute()
-            client_ttl = int(policy) if policy else None
-            value = update(_MISSING if raw is None else decode(raw))
-            status, size = _merge(
-                hash_key, ttl_key, {field: encode(value)}, ttl_seconds=client_ttl, guards=[(field, raw)]
-            )
-            if status != -2:
-                _raise_for(status, size)
-                return value, WriteResult(size_bytes=size, ttl_seconds=_ttl(client_ttl))
+            raw = redis_store.get_redis().hget(hash_key, field)
+            value = update(_MISSING if raw is None else decode(str(raw)))
+            guards = [(field, None if raw is None else str(raw))]
+            merged = _merge(hash_key, ttl_key, {field: encode(value)}, ttl_seconds=KEEP_POLICY, guards=guards)
+            if merged.status != -2:
+                return value, WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
     raise WorkingMemoryBusy(MESSAGE_BUSY)
 
 
@@ -245,9 +246,8 @@ def working_memory_share(*, owner_id: int, source: Agent, target: Agent, key: st
         redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
     )
     with redis_store.redis_errors_as_unavailable():
-        status, size = _merge(*keys, {key: encode(value)}, ttl_seconds=None)
-    _raise_for(status, size)
-    return WriteResult(size_bytes=size, ttl_seconds=_ttl(None))
+        merged = _merge(*keys, {key: encode(value)}, ttl_seconds=None)
+    return WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
 
 
 def working_memory_retrieve_shared(*, owner_id: int, source: Agent, target: Agent, key: str) -> tuple[bool, Any]:
@@ -271,6 +271,10 @@ def working_memory_persist(*, owner: User, conversation_id: str, agent: Agent | 
     with redis_store.redis_errors_as_unavailable():
         pipe: Any = redis_store.get_redis().pipeline(transaction=True)
         raw, policy = pipe.hgetall(hash_key).get(redis_store.ttl_policy_key(owner.pk, conversation_id)).execute()
+    if not raw:
+        # Persisting nothing would overwrite a good saved copy with an empty one — exactly when Redis
+        # has lost the key and the copy is needed.
+        raise NothingToPersist(MESSAGE_NOTHING_TO_PERSIST)
     size = sum(len(name.encode()) + len(value.encode()) for name, value in raw.items())
     with transaction.atomic():
         snapshot, _ = WorkingMemorySnapshot.objects.update_or_create(

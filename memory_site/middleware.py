@@ -4,6 +4,10 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
+from memory_site.api.errors import is_api_path, json_error
+
+MESSAGE_LENGTH_REQUIRED = "Send the body with a Content-Length (chunked transfer encoding is not supported)."
+
 
 def api_trailing_slash(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable[[HttpRequest], HttpResponse]:
     """`/api/v1/agents/` and `/api/v1/agents` are the same endpoint. API routes are declared without a
@@ -11,6 +15,13 @@ def api_trailing_slash(get_response: Callable[[HttpRequest], HttpResponse]) -> C
 
     def middleware(request: HttpRequest) -> HttpResponse:
         path = request.path_info
+        if (
+            request.META.get("HTTP_TRANSFER_ENCODING", "").lower() == "chunked"
+            and not request.META.get("CONTENT_LENGTH")
+            and is_api_path(path)
+        ):
+            # WSGI gives a chunked body without a length as empty: refuse it rather than act on nothing.
+            return json_error(411, MESSAGE_LENGTH_REQUIRED)
         if path.startswith("/api/v1/") and path.endswith("/") and len(path) > len("/api/v1/"):
             request.path_info = path.rstrip("/")
         return get_response(request)

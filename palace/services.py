@@ -361,3 +361,9 @@ def job_fail(*, job_id: Any, error: str) -> None:
     MiningJob.objects.filter(pk=job_id).update(
         status=MiningJob.Status.FAILED, finished_at=timezone.now(), error=error[:4000]
     )
+
+
+def drawer_delete(*, drawer: Drawer) -> None:
+    """Forget one drawer: its row goes, and with it the text, the embedding and its index entries
+    (HNSW and GIN entries are the row's). Its number is never given out again."""
+    drawer.delete()

@@ -18,6 +18,7 @@ from accounts.models import Agent
 from episodic import selectors, services
 from episodic.models import Episode, TypedMemory
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.fields import ConversationIdField
 from memory_site.api.schema import ERROR_RESPONSES
 
 MESSAGE_EPISODE_NOT_FOUND = "Episode not found."
@@ -79,7 +80,7 @@ class EpisodeStoreApi(APIView):
     permission_classes = [HasApiKey]
 
     class InputSerializer(serializers.Serializer):
-        conversation_id = serializers.CharField(max_length=256)
+        conversation_id = ConversationIdField()
         summary = serializers.CharField(max_length=20_000)
         keywords = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
         topic = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -104,6 +105,7 @@ class EpisodeStoreApi(APIView):
 class EpisodeListApi(APIView):
     class InputSerializer(EpisodeFilters):
         limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
+        offset = serializers.IntegerField(min_value=0, default=0, help_text="Skip this many (newest first).")
 
     @extend_schema(operation_id="episodes_list", summary="Recent episodes (newest first)", parameters=[InputSerializer],
                    responses={200: inline_serializer("EpisodeList", {"results": EpisodeOutput(many=True), "count": serializers.IntegerField()}), **ERROR_RESPONSES})  # fmt: skip
@@ -111,9 +113,9 @@ class EpisodeListApi(APIView):
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         filters = dict(data.validated_data)
-        limit = filters.pop("limit")
+        limit, offset = filters.pop("limit"), filters.pop("offset")
         owner = request_owner(request)
-        episodes = selectors.episode_recent(owner=owner, limit=limit, **filters)
+        episodes = selectors.episode_recent(owner=owner, limit=limit, offset=offset, **filters)
         return Response(
             {
                 "results": EpisodeOutput(episodes, many=True).data,
@@ -169,7 +171,7 @@ class EpisodeProposeApi(APIView):
     permission_classes = [HasApiKey]
 
     class InputSerializer(serializers.Serializer):
-        conversation_id = serializers.CharField(max_length=256)
+        conversation_id = ConversationIdField()
         turns = serializers.ListField(child=Turn(), allow_empty=False, max_length=2000)
         user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
         occurred_at = serializers.DateTimeField(required=False)
@@ -329,7 +331,7 @@ class CompatEpisodicStoreApi(APIView):
     permission_classes = [HasApiKey]
 
     class InputSerializer(serializers.Serializer):
-        conversation_id = serializers.CharField(max_length=256)
+        conversation_id = ConversationIdField()
         summary = serializers.CharField(max_length=20_000)
         user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
         metadata = EpisodeMetadata(required=False)

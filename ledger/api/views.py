@@ -24,11 +24,10 @@ from ledger import services
 from ledger.redis_store import RedisUnavailable
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable
+from memory_site.api.fields import StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
+from memory_site.lib.ids import MESSAGE_BAD_CONVERSATION_ID, is_valid_conversation_id
 
-MESSAGE_BAD_CONVERSATION_ID = (
-    "Conversation ids are 1 to 256 characters of letters, digits and . _ : @ ~ - (no slashes or spaces)."
-)
 MESSAGE_AGENT_NOT_FOUND = "Agent not found."
 MESSAGE_NOT_SHARED = "Nothing shared under this key."
 MESSAGE_BAD_FIELD_NAME = "Field names are 1 to 256 characters with no control characters."
@@ -50,15 +49,6 @@ def _valid_name(name: str) -> bool:
     )
 
 
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would turn 5 into "5"."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            raise serializers.ValidationError("Must be a string.")
-        return str(super().to_internal_value(data))
-
-
 class FieldNameField(StrictCharField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_length=services.MAX_FIELD_NAME_LENGTH, trim_whitespace=False, **kwargs)
@@ -74,7 +64,7 @@ class WorkingMemoryApi(APIView):
     """Base of the conversation-scoped operations: the owner and a validated conversation id."""
 
     def conversation(self, conversation_id: str) -> tuple[int, str]:
-        if not services.is_valid_conversation_id(conversation_id):
+        if not is_valid_conversation_id(conversation_id):
             raise ValidationError({"conversation_id": [MESSAGE_BAD_CONVERSATION_ID]})
         return request_owner(self.request).pk, conversation_id
 
@@ -94,6 +84,8 @@ class WorkingMemoryApi(APIView):
             exc = Conflict(str(exc))
         elif isinstance(exc, services.SnapshotMissing):
             exc = NotFound(str(exc))
+        elif isinstance(exc, services.NothingToPersist):
+            exc = Conflict(str(exc))
         elif isinstance(exc, RedisUnavailable):
             exc = ServiceUnavailable(self.unavailable_message)
         return super().handle_exception(exc)
@@ -166,7 +158,13 @@ class WorkingMemoryMergeApi(WorkingMemoryApi):
 
 class WorkingMemoryDeleteApi(WorkingMemoryApi):
     class InputSerializer(serializers.Serializer):
-        fields = serializers.ListField(child=FieldNameField(), required=False, max_length=services.MAX_FIELDS_PER_WRITE)  # type: ignore[assignment]
+        fields = serializers.ListField(  # type: ignore[assignment]
+            child=FieldNameField(),
+            required=False,
+            allow_empty=False,
+            max_length=services.MAX_FIELDS_PER_WRITE,
+            help_text="Omit the body (or this key) to delete everything; an empty list is refused.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         deleted = serializers.IntegerField(help_text="How many fields were removed.")
@@ -269,8 +267,9 @@ def _slot_apis(
         data = set_input(data=request.data)
         data.is_valid(raise_exception=True)
         value = data.validated_data[value_key]
+        # A helper write keeps the conversation's TTL policy (a long hold set by a PUT survives it).
         result = services.working_memory_merge(
-            owner_id=owner_id, conversation_id=conversation_id, fields={field: value}
+            owner_id=owner_id, conversation_id=conversation_id, fields={field: value}, ttl_seconds=services.KEEP_POLICY
         )
         return Response({value_key: value, "size_bytes": result.size_bytes, "ttl_seconds": result.ttl_seconds})
 

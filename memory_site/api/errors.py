@@ -12,6 +12,7 @@ from typing import Any
 
 import redis
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
@@ -54,6 +55,9 @@ def envelope(message: str, extra: dict[str, Any] | None = None) -> dict[str, Any
 def _as_api_exception(exc: Exception) -> exceptions.APIException | None:
     if isinstance(exc, exceptions.APIException):
         return exc
+    if isinstance(exc, RequestDataTooBig):
+        # Django's own bound (DATA_UPLOAD_MAX_MEMORY_SIZE) tripped before our parser's.
+        return PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE)
     if isinstance(exc, Http404):
         return exceptions.NotFound(MESSAGE_NOT_FOUND)
     if isinstance(exc, DjangoPermissionDenied):

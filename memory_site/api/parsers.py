@@ -5,15 +5,42 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
+from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 from memory_site.api.exceptions import MESSAGE_PAYLOAD_TOO_LARGE, PayloadTooLarge
 
+MAX_DEPTH = 64
+MESSAGE_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels."
+MESSAGE_SURROGATE = "JSON strings must be valid Unicode (lone surrogate escapes such as \\ud800 are refused)."
+
+
+def check_json_value(value: Any) -> None:
+    """Refuse what PostgreSQL, Redis or the JSON encoder would choke on later: lone UTF-16 surrogates
+    (valid JSON escapes, invalid Unicode) and nesting deep enough to exhaust recursion. Iterative, so a
+    hostile document cannot blow the stack here either."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ParseError(MESSAGE_TOO_DEEP)
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ParseError(MESSAGE_SURROGATE) from None
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, depth + 1))
+                stack.append((child, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
 
 class BoundedJSONParser(JSONParser):
-    """JSON only, and never more than API_MAX_BODY_BYTES: DRF reads the body stream directly, which
-    skips Django's DATA_UPLOAD_MAX_MEMORY_SIZE check, so the bound is enforced here (also for chunked
-    bodies that declare no length)."""
+    """JSON only, never more than API_MAX_BODY_BYTES, valid Unicode, bounded nesting. DRF reads the
+    body stream directly, which skips Django's DATA_UPLOAD_MAX_MEMORY_SIZE check, so the bound is
+    enforced here too (a body without Content-Length is refused earlier, by the middleware)."""
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         limit = settings.API_MAX_BODY_BYTES
@@ -24,4 +51,9 @@ class BoundedJSONParser(JSONParser):
         body = stream.read(limit + 1) if stream is not None else b""
         if len(body) > limit:
             raise PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE)
-        return super().parse(io.BytesIO(body), media_type, parser_context)
+        try:
+            data = super().parse(io.BytesIO(body), media_type, parser_context)
+        except RecursionError:
+            raise ParseError(MESSAGE_TOO_DEEP) from None
+        check_json_value(data)
+        return data

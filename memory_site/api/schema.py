@@ -3,6 +3,7 @@ component names for the nested Input/Output serializers of one-class-per-operati
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -62,6 +63,7 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
         ]
 
 
+@functools.cache  # one component per item serializer, however many views list it
 def paginated(serializer_class: type[serializers.BaseSerializer]) -> serializers.Serializer:
     """The schema of a page of `serializer_class` items as BoundedPageNumberPagination returns it."""
     name = serializer_class.__qualname__.replace(".", "").removesuffix("Serializer")

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from memory_site.api.routing import by_method
+from palace.api import browse as b
 from palace.api import views as v
 
 api_urlpatterns = [
@@ -8,4 +10,11 @@ api_urlpatterns = [
     path("conversations/<str:conversation_id>/complete", v.ConversationCompleteApi.as_view()),
     path("conversations/<str:conversation_id>/mine", v.ConversationMineApi.as_view()),
     path("jobs/<uuid:job_id>", v.JobGetApi.as_view()),
+    path("conversations/<str:conversation_id>/drawers", b.ConversationDrawersApi.as_view()),
+    path("palace/wings", b.WingListApi.as_view()),
+    path("palace/wings/<int:wing_id>/rooms", b.WingRoomsApi.as_view()),
+    path("palace/rooms/<int:room_id>/closets", b.RoomClosetsApi.as_view()),
+    path("palace/closets/<int:closet_id>/drawers", b.ClosetDrawersApi.as_view()),
+    path("palace/drawers/<int:drawer_id>", by_method(get=b.DrawerGetApi, delete=b.DrawerDeleteApi)),
+    path("palace/resolve", b.PointerResolveApi.as_view()),
 ]

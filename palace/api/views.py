@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.exceptions import Conflict
+from memory_site.api.fields import ConversationIdField
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import services
 from palace.models import MiningJob, Turn
@@ -66,7 +67,7 @@ class ConversationApi(APIView):
 
 class ConversationCreateApi(ConversationApi):
     class InputSerializer(serializers.Serializer):
-        conversation_id = serializers.CharField(max_length=256)
+        conversation_id = ConversationIdField()
         title = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
         user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
         started_at = serializers.DateTimeField(required=False)

@@ -203,3 +203,20 @@ def test_the_compatibility_paths(api: APIClient, personas: Personas) -> None:
     assert api.get("/api/memory/search?q=well&limit=5", **h).json()["count"] == 1
     assert api.get("/api/memory/search?limit=5", **h).status_code == 400
     assert api.get("/api/memory/episodes?limit=101", **h).status_code == 400
+
+
+def test_recent_episodes_page_with_limit_and_offset(api: APIClient, personas: Personas) -> None:
+    now = timezone.now()
+    for index in range(5):
+        _store(api, personas.owner.headers, conversation_id=f"c{index}", summary=f"Episode {index}",
+               occurred_at=(now - timedelta(hours=index)).isoformat())  # fmt: skip
+    page = api.get("/api/v1/episodes?limit=2&offset=2", **personas.owner.headers).json()
+    assert [e["conversation_id"] for e in page["results"]] == ["c2", "c3"] and page["count"] == 5
+
+
+@pytest.mark.parametrize("conversation_id", ["bad id/with slash", "x" * 257, 5])
+def test_episode_conversation_ids_follow_the_shared_rule(
+    api: APIClient, personas: Personas, conversation_id: object
+) -> None:
+    response = _store(api, personas.owner.headers, conversation_id=conversation_id)
+    assert response.status_code == 400 and "conversation_id" in response.json()["extra"]["fields"]

@@ -100,3 +100,18 @@ def test_load_without_a_save_is_404_and_another_owner_cannot_load_it(
     api.post(f"{base}/persist", **personas.owner.headers)
     assert api.post(f"{base}/load", **personas.outsider.headers).status_code == 404
     assert api.post(f"{base}/load", **personas.teammate.headers).json() == {"mine": True}
+
+
+def test_persisting_an_empty_working_memory_keeps_the_saved_copy(
+    api: APIClient, personas: Personas, conversation: str
+) -> None:
+    h = personas.owner.headers
+    base = f"/api/v1/working-memory/{conversation}"
+    api.put(base, {"fields": {"keep": "me"}}, format="json", **h)
+    api.post(f"{base}/persist", **h)
+    api.delete(base, **h)  # as if Redis lost it
+    response = api.post(f"{base}/persist", **h)
+    assert response.status_code == 409 and response.json()["message"].startswith(
+        "This conversation has no working memory"
+    )
+    assert api.post(f"{base}/load", **h).json() == {"keep": "me"}

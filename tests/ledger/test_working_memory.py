@@ -228,3 +228,25 @@ def test_a_body_that_is_not_json_is_a_400(api: APIClient, personas: Personas, co
 @override_settings(WORKING_MEMORY_MAX_BYTES=2048)
 def test_the_limit_is_a_setting(api: APIClient, personas: Personas, conversation: str) -> None:
     assert _put(api, personas, conversation, {"fields": {"x": "y" * 3000}}).status_code == 413
+
+
+def test_an_empty_delete_list_is_refused_and_deletes_nothing(
+    api: APIClient, personas: Personas, conversation: str
+) -> None:
+    _put(api, personas, conversation, {"fields": {"a": 1}})
+    for path in (f"{BASE}/{conversation}", f"/working-memory/{conversation}"):
+        response = api.delete(path, {"fields": []}, format="json", **personas.owner.headers)
+        assert response.status_code == 400
+    assert api.get(f"{BASE}/{conversation}", **personas.owner.headers).json() == {"a": 1}
+
+
+def test_helper_writes_keep_a_long_ttl(
+    api: APIClient, personas: Personas, conversation: str, raw_redis: redis.Redis
+) -> None:
+    key = redis_store.working_memory_key(personas.owner.user.pk, conversation)
+    _put(api, personas, conversation, {"fields": {"gate": 1}, "ttl_seconds": 500_000})
+    for path, body in (("task", {"state": 1}), ("scratchpad", {"content": "x"}), ("tools/t", {"state": 2})):
+        response = api.put(f"{BASE}/{conversation}/{path}", body, format="json", **personas.owner.headers)
+        assert response.json()["ttl_seconds"] == 500_000
+    api.post(f"{BASE}/{conversation}/scratchpad/append", {"content": "y"}, format="json", **personas.owner.headers)
+    assert raw_redis.ttl(key) > 400_000  # type: ignore[operator]

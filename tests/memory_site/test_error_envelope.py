@@ -16,6 +16,7 @@ from memory_site.api.errors import (
     MESSAGE_REDIS_DOWN,
     MESSAGE_SERVER_ERROR,
 )
+from memory_site.api.parsers import MESSAGE_SURROGATE
 from tests.conftest import Personas
 from tests.memory_site.error_views import MESSAGE_SECRET
 
@@ -112,3 +113,41 @@ def test_an_unexpected_exception_is_a_500_envelope_without_traceback(
     assert "Traceback" not in response.content.decode()
     # The traceback goes to the log instead.
     assert MESSAGE_SECRET in caplog.text and "RuntimeError" in caplog.text
+
+
+@override_settings(API_MAX_BODY_BYTES=2048, DATA_UPLOAD_MAX_MEMORY_SIZE=2048)
+def test_a_body_over_djangos_own_bound_is_a_413_too(api: APIClient, personas: Personas) -> None:
+    body = {"name": "big", "description": "x" * 3000}
+    response = api.post("/api/v1/agents", body, format="json", **personas.owner.headers)
+    assert _envelope(response, 413)["message"] == MESSAGE_PAYLOAD_TOO_LARGE
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"fields": {"a": "\\ud800"}}',
+        '{"fields": {"\\udfff": 1}}',
+        '{"fields": {"x": ' + "[" * 200 + "]" * 200 + "}}",
+        '{"fields": {"x": ' + "[" * 5000 + "]" * 5000 + "}}",
+    ],
+)
+def test_lone_surrogates_and_deep_nesting_are_a_400(api: APIClient, personas: Personas, raw: str) -> None:
+    response = api.put("/api/v1/working-memory/c1", raw, content_type="application/json", **personas.owner.headers)
+    assert _envelope(response, 400)["message"] in {
+        "JSON nested deeper than 64 levels.",
+        MESSAGE_SURROGATE,
+    } or response.json()["message"].startswith("JSON parse error")
+    assert api.get("/api/v1/working-memory/c1", **personas.owner.headers).json() == {}
+
+
+def test_a_chunked_body_without_length_is_a_411() -> None:
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from memory_site.middleware import api_trailing_slash
+
+    request = RequestFactory().post("/api/v1/agents", b'{"name": "x"}', content_type="application/json",
+                                    HTTP_TRANSFER_ENCODING="chunked")  # fmt: skip
+    del request.META["CONTENT_LENGTH"]  # what a WSGI server hands Django for a chunked body
+    response = api_trailing_slash(lambda r: HttpResponse("reached the view"))(request)
+    assert response.status_code == 411 and b"Content-Length" in response.content

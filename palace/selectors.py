@@ -1,0 +1,82 @@
+"""Reads of the palace, always filtered by owner."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.auth.models import User
+from django.db.models import Count, Q, QuerySet
+
+from palace.models import Closet, Drawer, Room, Wing
+
+AAAK_POINTER = re.compile(r"§?\s*W-(\d+)/R-(\d+)/D-(\d+)")
+
+
+def wings(*, owner: User) -> QuerySet[Wing]:
+    return (
+        Wing.objects.filter(owner=owner)
+        .annotate(
+            room_count=Count("rooms", distinct=True),
+            linked_room_count=Count("linked_rooms", distinct=True),
+        )
+        .order_by("number")
+    )
+
+
+def wing_get(*, owner: User, wing_id: int) -> Wing | None:
+    return Wing.objects.filter(owner=owner, pk=wing_id).first()
+
+
+def rooms_of_wing(*, wing: Wing) -> QuerySet[Room]:
+    """The wing's own rooms and the rooms that mention it (linked), newest first."""
+    return (
+        Room.objects.filter(owner_id=wing.owner_id)
+        .filter(Q(wing=wing) | Q(linked_wings=wing))
+        .distinct()
+        .annotate(drawer_count=Count("drawers", distinct=True))
+        .order_by("-started_at")
+    )
+
+
+def room_get(*, owner: User, room_id: int) -> Room | None:
+    return Room.objects.filter(owner=owner, pk=room_id).select_related("wing").first()
+
+
+def closets_of_room(*, room: Room) -> QuerySet[Closet]:
+    return room.closets.annotate(drawer_count=Count("drawers")).order_by("position")
+
+
+def closet_get(*, owner: User, closet_id: int) -> Closet | None:
+    return Closet.objects.filter(owner=owner, pk=closet_id).first()
+
+
+def drawers_of_closet(*, closet: Closet) -> QuerySet[Drawer]:
+    return closet.drawers.order_by("turn_index")
+
+
+def drawer_get(*, owner: User, drawer_id: int) -> Drawer | None:
+    return Drawer.objects.filter(owner=owner, pk=drawer_id).select_related("room", "closet", "conversation").first()
+
+
+def drawer_neighbours(*, drawer: Drawer) -> tuple[Drawer | None, Drawer | None]:
+    siblings = Drawer.objects.filter(conversation_id=drawer.conversation_id)
+    before = siblings.filter(turn_index__lt=drawer.turn_index).order_by("-turn_index").first()
+    after = siblings.filter(turn_index__gt=drawer.turn_index).order_by("turn_index").first()
+    return before, after
+
+
+def drawers_of_conversation(*, owner: User, external_id: str) -> QuerySet[Drawer]:
+    return Drawer.objects.filter(owner=owner, conversation__external_id=external_id).order_by("turn_index")
+
+
+def drawer_by_pointer(*, owner: User, pointer: str) -> Drawer | None:
+    """The drawer an AAAK pointer (`§ W-042/R-11/D-007`) names; the wing and room must match too."""
+    match = AAAK_POINTER.fullmatch(pointer.strip())
+    if match is None:
+        return None
+    wing, room, number = (int(part) for part in match.groups())
+    return (
+        Drawer.objects.filter(owner=owner, number=number, room__number=room, room__wing__number=wing)
+        .select_related("room", "closet", "conversation")
+        .first()
+    )
