@@ -120,6 +120,7 @@ class Config:
     llm_model: str | None
     llm_timeout: int
     episode_ttl: int
+    kg_single_valued_predicates: list[str]
 
 
 def _throttle_rate(env: _Env) -> str:
@@ -185,6 +186,10 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         llm_model=env.optional("LLM_MODEL"),
         llm_timeout=env.integer("LLM_TIMEOUT", 30, minimum=1),
         episode_ttl=env.integer("EPISODE_TTL", 30 * 86400, minimum=60),
+        kg_single_valued_predicates=env.items(
+            "KG_SINGLE_VALUED_PREDICATES",
+            ["has_battery", "lives_in", "works_at", "married_to", "has_role", "has_status", "located_in", "uses"],
+        ),
         secret_key=_secret_key(env, state_dir),
         debug=env.boolean("DJANGO_DEBUG", False),
         allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),

@@ -240,6 +240,8 @@ OPENAI_API_KEY = CONFIG.openai_api_key
 LLM_MODEL = CONFIG.llm_model
 LLM_TIMEOUT = CONFIG.llm_timeout
 EPISODE_TTL = CONFIG.episode_ttl
+# Predicates that hold one value at a time: a new one closes the current row (knowledge graph).
+KG_SINGLE_VALUED_PREDICATES = CONFIG.kg_single_valued_predicates
 
 # --- Logging ----------------------------------------------------------------------------------
 LOGGING = {

@@ -26,7 +26,7 @@ EVENT = re.compile(
     re.IGNORECASE,
 )
 RELATIVE = re.compile(
-    r"\bmy\s+(sister|brother|mother|mom|father|dad|wife|husband|partner|son|daughter|friend|boss|colleague|"
+    r"\b(?i:my)\s+(sister|brother|mother|mom|father|dad|wife|husband|partner|son|daughter|friend|boss|colleague|"
     r"coworker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|girlfriend|boyfriend|neighbou?r|"
     r"manager|teacher|doctor|dog|cat)\b(?:,?\s+([A-Z][a-z]+))?"
 )
@@ -143,3 +143,36 @@ def tags_for(text: str, known: Extraction) -> dict[str, list[str]]:
         tags.setdefault("i", [])
         tags["i"] = [*[p for p, _ in own.projects.most_common(4)], *tags["i"]][:8]
     return tags
+
+
+OWNS = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
+                  r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Triple:
+    subject: str
+    predicate: str
+    object: str
+    object_is_entity: bool
+    confidence: float
+
+
+def triples(text: str, known: Extraction) -> list[Triple]:
+    """Relations the offline path can see in one turn: ownership ("Derek owns the board"), relatives
+    of the user ("my sister Anna"), and people/projects named together (co-mention, low confidence)."""
+    found: list[Triple] = []
+    for match in OWNS.finditer(text):
+        subject = next((n for n in known.people if match.group(1) in n.split() or n == match.group(1)), None)
+        if subject:
+            found.append(Triple(subject, "owns", match.group(2).lower(), True, 0.8))
+    for match in RELATIVE.finditer(text):
+        if match.group(2) and match.group(2) in known.people:
+            found.append(Triple(match.group(2), "relation_to_user", match.group(1).lower(), False, 0.9))
+    named = sorted(
+        {n for n in [*known.people, *known.projects] if any(re.search(rf"\b{re.escape(p)}\b", text) for p in n.split())}
+    )
+    for index, first in enumerate(named):
+        for second in named[index + 1 :]:
+            found.append(Triple(first, "mentioned_with", second, True, 0.5))
+    return found

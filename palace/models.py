@@ -226,3 +226,56 @@ class ActivityEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class Entity(models.Model):
+    """Something the knowledge graph knows about: a person, project, place, item or event."""
+
+    class Kind(models.TextChoices):
+        PERSON = "person"
+        PROJECT = "project"
+        PLACE = "place"
+        ITEM = "item"
+        EVENT = "event"
+        THING = "thing"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.THING)
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    aliases = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [models.UniqueConstraint(fields=["owner", "slug"], name="entity_unique_slug")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Relation(models.Model):
+    """subject —predicate→ object, true from valid_from until valid_to (open when null). A change
+    closes the old row and opens a new one: history is never overwritten."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    subject = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="relations_out")
+    predicate = models.CharField(max_length=100)
+    object = models.ForeignKey(Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="relations_in")
+    object_value = models.CharField(max_length=500, blank=True, default="", help_text="A literal object (no entity).")
+    valid_from = models.DateTimeField()
+    valid_to = models.DateTimeField(null=True, blank=True)
+    confidence = models.FloatField(default=1.0)
+    source_drawer = models.ForeignKey(Drawer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            # Timeline and as_of: WHERE subject_id = %s [AND predicate = %s] ORDER BY valid_from.
+            models.Index(fields=["subject", "predicate", "valid_from"], name="relation_subject_time"),
+            models.Index(fields=["object", "valid_from"], name="relation_object_time"),
+        ]
+
+    def __str__(self) -> str:
+        target = self.object.name if self.object_id and self.object else self.object_value
+        return f"{self.subject} {self.predicate} {target}"

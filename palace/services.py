@@ -23,8 +23,20 @@ from django.utils.text import slugify
 from accounts.models import Agent
 from accounts.services import memory_settings_ensure
 from episodic import providers
-from palace import extraction
-from palace.models import ActivityEvent, Closet, Conversation, Drawer, MiningJob, PalaceCounter, Room, Turn, Wing
+from palace import extraction, kg
+from palace.models import (
+    ActivityEvent,
+    Closet,
+    Conversation,
+    Drawer,
+    Entity,
+    MiningJob,
+    PalaceCounter,
+    Relation,
+    Room,
+    Turn,
+    Wing,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -238,7 +250,7 @@ def _lock_conversation_mining(conversation_id: Any) -> None:
 def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     """Mine the conversation's turns that have no drawer yet. Idempotent: a second run adds nothing,
     a run after more turns were appended adds only theirs."""
-    counts = {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0}
+    counts = {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0, "entities": 0, "relations": 0}
     mined = set(Drawer.objects.filter(conversation=conversation).values_list("turn_index", flat=True))
     turns = [t for t in conversation.turns.order_by("index") if t.index not in mined]
     if not turns:
@@ -289,6 +301,7 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
             )
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
+        counts.update(_graph_from(conversation, found, turns, drawers))
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
         ActivityEvent.objects.create(
@@ -296,6 +309,36 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
             data={"conversation_id": conversation.external_id, "wing": wing.name, "room": room.number, **counts},
         )  # fmt: skip
     return counts
+
+
+def _graph_from(
+    conversation: Conversation, found: extraction.Extraction, turns: list[Turn], drawers: list[Drawer]
+) -> dict[str, int]:
+    """Entities and relations the mined turns show, each relation citing its drawer."""
+    owner_id = conversation.owner_id
+    entities_before = Entity.objects.filter(owner_id=owner_id).count()
+    relations_before = Relation.objects.filter(owner_id=owner_id).count()
+    kinds = [
+        (found.people, Entity.Kind.PERSON),
+        (found.projects, Entity.Kind.PROJECT),
+        (found.places, Entity.Kind.PLACE),
+    ]
+    kind_of = {name: kind for counter, kind in kinds for name in counter}
+    for name, kind in kind_of.items():
+        kg.entity_ensure(owner_id=owner_id, name=name, kind=kind)
+    for turn, drawer in zip(turns, drawers, strict=True):
+        for triple in extraction.triples(turn.content, found):
+            kg.relation_add(
+                owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
+                object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,
+                confidence=triple.confidence, source_drawer=drawer,
+                subject_kind=kind_of.get(triple.subject, Entity.Kind.THING),
+                object_kind=kind_of.get(triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING),
+            )  # fmt: skip
+    return {
+        "entities": Entity.objects.filter(owner_id=owner_id).count() - entities_before,
+        "relations": Relation.objects.filter(owner_id=owner_id).count() - relations_before,
+    }
 
 
 def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tuple[Room, bool]:

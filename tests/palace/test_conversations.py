@@ -183,7 +183,7 @@ def test_mining_twice_changes_nothing_and_appended_turns_add_only_theirs(api: AP
 
 def test_an_empty_conversation_mines_to_nothing(api: APIClient, personas: Personas) -> None:
     _post(api, personas.owner.headers, turns=[])
-    assert _mine() == {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0}
+    assert set(_mine().values()) == {0}
     assert not Room.objects.exists()
 
 

@@ -1,0 +1,130 @@
+"""The temporal knowledge graph: entities and relations with validity windows.
+
+Writes take an advisory lock per (owner, subject, predicate), so the windows of a single-valued
+relation never overlap even when two writers race (an exclusion constraint would need btree_gist,
+which the embedded PostgreSQL does not ship).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from django.utils.text import slugify
+
+from palace.models import Drawer, Entity, Relation
+
+
+def single_valued(predicate: str) -> bool:
+    return predicate in settings.KG_SINGLE_VALUED_PREDICATES
+
+
+def predicate_slug(predicate: str) -> str:
+    return slugify(predicate).replace("-", "_")[:100]
+
+
+def entity_ensure(*, owner_id: int, name: str, kind: str = Entity.Kind.THING) -> Entity:
+    slug = slugify(name)[:200] or "unnamed"
+    alias = name.lower()
+    entity = Entity.objects.filter(owner_id=owner_id).filter(Q(slug=slug) | Q(aliases__contains=[alias])).first()
+    if entity is not None:
+        return entity
+    try:
+        with transaction.atomic():
+            return Entity.objects.create(owner_id=owner_id, kind=kind, name=name, slug=slug, aliases=[alias])
+    except IntegrityError:
+        return Entity.objects.get(owner_id=owner_id, slug=slug)
+
+
+def entity_find(*, owner_id: int, name: str) -> Entity | None:
+    return (
+        Entity.objects.filter(owner_id=owner_id)
+        .filter(Q(slug=slugify(name)[:200]) | Q(aliases__contains=[name.lower()]))
+        .first()
+    )
+
+
+def _lock(owner_id: int, subject_id: int, predicate: str) -> None:
+    key = int.from_bytes(
+        hashlib.sha256(f"kg:{owner_id}:{subject_id}:{predicate}".encode()).digest()[:8], "big", signed=True
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def relation_add(
+    *,
+    owner_id: int,
+    subject: str,
+    predicate: str,
+    object: str,
+    object_is_entity: bool = True,
+    valid_from: datetime | None = None,
+    replace: bool = False,
+    confidence: float = 1.0,
+    source_drawer: Drawer | None = None,
+    subject_kind: str = Entity.Kind.THING,
+    object_kind: str = Entity.Kind.THING,
+) -> Relation:
+    """Record subject —predicate→ object from `valid_from` (default now). With `replace` (or a
+    single-valued predicate) the current row(s) for subject and predicate are closed at `valid_from`
+    and a new one opened. Adding a relation that is already open is a no-op."""
+    predicate = predicate_slug(predicate)
+    subject_entity = entity_ensure(owner_id=owner_id, name=subject, kind=subject_kind)
+    object_entity = entity_ensure(owner_id=owner_id, name=object, kind=object_kind) if object_is_entity else None
+    object_filter: dict[str, Any] = (
+        {"object": object_entity} if object_entity else {"object__isnull": True, "object_value": object}
+    )
+    with transaction.atomic():
+        _lock(owner_id, subject_entity.pk, predicate)
+        # "Now" is read under the lock, so writers' times follow the order they really happened in.
+        valid_from = valid_from or timezone.now()
+        current = Relation.objects.filter(subject=subject_entity, predicate=predicate, valid_to__isnull=True)
+        same = current.filter(**object_filter).first()
+        if same is not None:
+            return same
+        valid_to = None
+        if replace or single_valued(predicate):
+            later = (
+                Relation.objects.filter(subject=subject_entity, predicate=predicate, valid_from__gt=valid_from)
+                .order_by("valid_from")
+                .first()
+            )
+            if later is not None:
+                valid_to = later.valid_from  # a back-dated fact ends where the next one begins
+            # Whatever row holds at valid_from ends there (open, or closed later than that).
+            Relation.objects.filter(subject=subject_entity, predicate=predicate, valid_from__lte=valid_from).filter(
+                Q(valid_to__isnull=True) | Q(valid_to__gt=valid_from)
+            ).update(valid_to=valid_from)
+        return Relation.objects.create(
+            owner_id=owner_id, subject=subject_entity, predicate=predicate, object=object_entity,
+            object_value="" if object_entity else object, valid_from=valid_from, valid_to=valid_to,
+            confidence=confidence, source_drawer=source_drawer,
+        )  # fmt: skip
+
+
+def entity_relations(*, entity: Entity) -> QuerySet[Relation]:
+    return (
+        Relation.objects.filter(owner_id=entity.owner_id)
+        .filter(Q(subject=entity) | Q(object=entity))
+        .select_related("subject", "object")
+    )
+
+
+def entity_timeline(*, entity: Entity) -> QuerySet[Relation]:
+    return entity_relations(entity=entity).order_by("valid_from", "pk")
+
+
+def entity_as_of(*, entity: Entity, at: datetime) -> QuerySet[Relation]:
+    """What was true at `at`: relations whose window contains it."""
+    return (
+        entity_relations(entity=entity)
+        .filter(valid_from__lte=at)
+        .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=at))
+        .order_by("predicate", "valid_from")
+    )
