@@ -176,3 +176,47 @@ def triples(text: str, known: Extraction) -> list[Triple]:
         for second in named[index + 1 :]:
             found.append(Triple(first, "mentioned_with", second, True, 0.5))
     return found
+
+
+WINDOW_TURNS = 9  # conversations over LONG_CONVERSATION turns are read in windows of 8 to 10 turns
+LONG_CONVERSATION = 50
+
+LLM_PROMPT = (
+    "Extract from these conversation turns, as JSON: "
+    '{"people": [], "places": [], "projects": [], "items": [], "events": [], "times": [], '
+    '"relations": [["subject", "predicate", "object"]]}. Names exactly as written; predicates in snake_case.'
+)
+
+
+def windows(texts: list[str]) -> list[list[str]]:
+    if len(texts) <= LONG_CONVERSATION:
+        return [texts]
+    return [texts[start : start + WINDOW_TURNS] for start in range(0, len(texts), WINDOW_TURNS)]
+
+
+def merge(into: Extraction, other: Extraction) -> Extraction:
+    for name in ("people", "places", "projects", "items", "events", "times"):
+        getattr(into, name).update(getattr(other, name))
+    return into
+
+
+def from_llm(answer: str) -> tuple[Extraction, list[Triple]]:
+    """Read the LLM's JSON answer; raises ValueError when it is not the shape asked for."""
+    import json
+
+    data = json.loads(answer)
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    found = Extraction()
+    for key in ("people", "places", "projects", "items", "events", "times"):
+        for name in data.get(key) or []:
+            if isinstance(name, str) and name.strip():
+                getattr(found, key)[name.strip()[:200]] += 1
+    llm_triples = [
+        Triple(str(s)[:200], str(p)[:100], str(o)[:500], True, 0.7)
+        for item in data.get("relations") or []
+        if isinstance(item, list) and len(item) == 3
+        for s, p, o in [item]
+        if all(isinstance(x, str) and x.strip() for x in item)
+    ]
+    return found, llm_triples

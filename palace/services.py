@@ -20,7 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from accounts.models import Agent
+from accounts.models import Agent, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from palace import extraction, kg
@@ -255,8 +255,7 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     turns = [t for t in conversation.turns.order_by("index") if t.index not in mined]
     if not turns:
         return counts
-    whole = "\n".join(t.content for t in conversation.turns.order_by("index"))
-    found = extraction.extract(whole)
+    found, llm_triples = _extract(conversation, [t.content for t in conversation.turns.order_by("index")])
     per_turn = [extraction.tags_for(t.content, found) for t in turns]
     # Slow work before the transaction: embeddings in one batch (None when the embedder is down).
     vectors = providers.embed_documents(owner_id=conversation.owner_id, texts=[t.content for t in turns])
@@ -301,7 +300,7 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
             )
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
-        counts.update(_graph_from(conversation, found, turns, drawers))
+        counts.update(_graph_from(conversation, found, turns, drawers, llm_triples))
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
         ActivityEvent.objects.create(
@@ -311,8 +310,36 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     return counts
 
 
+def _extract(conversation: Conversation, texts: list[str]) -> tuple[extraction.Extraction, list[extraction.Triple]]:
+    """Entities and topics of the whole conversation, window by window for long ones: with the LLM
+    when one is configured (one small call per window, metered as memory_extract), offline otherwise
+    or when the LLM fails."""
+    found = extraction.Extraction()
+    triples: list[extraction.Triple] = []
+    for window in extraction.windows(texts):
+        text = "\n".join(window)
+        completion = providers.chat(
+            owner_id=conversation.owner_id, source=UsageRecord.Source.EXTRACT, json_mode=True,
+            messages=[{"role": "system", "content": extraction.LLM_PROMPT}, {"role": "user", "content": text[:12000]}],
+        )  # fmt: skip
+        if completion is not None:
+            try:
+                window_found, window_triples = extraction.from_llm(completion.text)
+                extraction.merge(found, window_found)
+                triples += window_triples
+                continue
+            except ValueError:
+                logger.warning("the LLM's extraction was not the JSON asked for; using the offline extractor")
+        extraction.merge(found, extraction.extract(text))
+    return found, triples
+
+
 def _graph_from(
-    conversation: Conversation, found: extraction.Extraction, turns: list[Turn], drawers: list[Drawer]
+    conversation: Conversation,
+    found: extraction.Extraction,
+    turns: list[Turn],
+    drawers: list[Drawer],
+    llm_triples: list[extraction.Triple],
 ) -> dict[str, int]:
     """Entities and relations the mined turns show, each relation citing its drawer."""
     owner_id = conversation.owner_id
@@ -326,15 +353,18 @@ def _graph_from(
     kind_of = {name: kind for counter, kind in kinds for name in counter}
     for name, kind in kind_of.items():
         kg.entity_ensure(owner_id=owner_id, name=name, kind=kind)
-    for turn, drawer in zip(turns, drawers, strict=True):
-        for triple in extraction.triples(turn.content, found):
-            kg.relation_add(
-                owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
-                object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,
-                confidence=triple.confidence, source_drawer=drawer,
-                subject_kind=kind_of.get(triple.subject, Entity.Kind.THING),
-                object_kind=kind_of.get(triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING),
-            )  # fmt: skip
+    turn_triples = [(turn, drawer, triple) for turn, drawer in zip(turns, drawers, strict=True)
+                    for triple in extraction.triples(turn.content, found)]  # fmt: skip
+    # The LLM's relations belong to the window, not a turn: they cite the first drawer mined here.
+    turn_triples += [(turns[0], drawers[0], triple) for triple in llm_triples]
+    for turn, drawer, triple in turn_triples:
+        kg.relation_add(
+            owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
+            object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,
+            confidence=triple.confidence, source_drawer=drawer,
+            subject_kind=kind_of.get(triple.subject, Entity.Kind.THING),
+            object_kind=kind_of.get(triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING),
+        )  # fmt: skip
     return {
         "entities": Entity.objects.filter(owner_id=owner_id).count() - entities_before,
         "relations": Relation.objects.filter(owner_id=owner_id).count() - relations_before,

@@ -203,3 +203,23 @@ def test_a_failed_embedding_still_writes_the_drawers(api: APIClient, personas: P
     counts = _mine()
     assert counts["drawers"] == 6 and counts["embedded"] == 0
     assert Drawer.objects.filter(embedding__isnull=True).count() == 6
+
+
+def test_long_conversations_are_extracted_window_by_window_with_the_llm(
+    api: APIClient, personas: Personas, use_providers: Any, stub_openai: str
+) -> None:
+    from accounts.models import UsageRecord
+    from palace.models import Relation
+
+    use_providers(LLM_MODEL="gpt-4o-mini", OPENAI_BASE_URL=stub_openai)
+    turns = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"Status update number {i} on the rollout."}
+        for i in range(60)
+    ]
+    _post(api, personas.owner.headers, turns=turns)
+    counts = _mine()
+    assert counts["drawers"] == 60
+    assert UsageRecord.objects.filter(owner=personas.owner.user, source="memory_extract").count() == 7  # 60 turns / 9
+    relation = Relation.objects.get(predicate="leads")
+    assert (relation.subject.name, relation.object.name if relation.object else "") == ("Marguerite", "Heron")
+    assert Room.objects.get().wing.name == "Heron"
