@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypedDict
@@ -255,10 +256,15 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     turns = [t for t in conversation.turns.order_by("index") if t.index not in mined]
     if not turns:
         return counts
+    clock = time.perf_counter()
     found, llm_triples = _extract(conversation, [t.content for t in conversation.turns.order_by("index")])
     per_turn = [extraction.tags_for(t.content, found) for t in turns]
+    extract_ms = (time.perf_counter() - clock) * 1000
+    clock = time.perf_counter()
     # Slow work before the transaction: embeddings in one batch (None when the embedder is down).
     vectors = providers.embed_documents(owner_id=conversation.owner_id, texts=[t.content for t in turns])
+    embed_ms = (time.perf_counter() - clock) * 1000
+    clock = time.perf_counter()
     embedder_name = providers.get_embedder().name if vectors is not None else ""
     segments = extraction.segment([t.content for t in turns])
     agent_name = conversation.agent.name if conversation.agent_id and conversation.agent else "unfiled"
@@ -301,6 +307,10 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
         counts.update(_graph_from(conversation, found, turns, drawers, llm_triples))
+        # Where the time went, for bench/mining.py (milliseconds).
+        counts.update(
+            ms_extract=round(extract_ms), ms_embed=round(embed_ms), ms_write=round((time.perf_counter() - clock) * 1000)
+        )
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
         ActivityEvent.objects.create(
