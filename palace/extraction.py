@@ -169,9 +169,10 @@ def triples(text: str, known: Extraction) -> list[Triple]:
     for match in RELATIVE.finditer(text):
         if match.group(2) and match.group(2) in known.people:
             found.append(Triple(match.group(2), "relation_to_user", match.group(1).lower(), False, 0.9))
-    named = sorted(
-        {n for n in [*known.people, *known.projects] if any(re.search(rf"\b{re.escape(p)}\b", text) for p in n.split())}
-    )
+    # Co-mentions only among the conversation's main subjects (named at least twice, at most six of
+    # them): all pairs of every capitalised word would be quadratic noise (and slow to write).
+    main = [name for name, count in (known.people + known.projects).most_common(6) if count >= 2]
+    named = sorted({n for n in main if any(re.search(rf"\b{re.escape(p)}\b", text) for p in n.split())})
     for index, first in enumerate(named):
         for second in named[index + 1 :]:
             found.append(Triple(first, "mentioned_with", second, True, 0.5))
