@@ -70,7 +70,7 @@ def main() -> int:
                 for name, value in job["counts"].items():
                     totals[name] = totals.get(name, 0) + int(value)
         done = len(jobs) - len(pending)
-        print(f"\r  {done}/{len(jobs)} jobs done, {totals.get('drawers', 0)} drawers", end="", flush=True)
+        print(f"\r  {done}/{len(jobs)} jobs done, {totals.get('drawers', 0)} drawers   ", end="", flush=True)
         time.sleep(0.5)
     elapsed = time.perf_counter() - started
     print(f"\nend to end: {totals.get('drawers', 0) / elapsed:.1f} drawers/s, {len(jobs) / elapsed:.2f} conversations/s "
