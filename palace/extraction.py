@@ -88,15 +88,26 @@ def extract(text: str) -> Extraction:
         if name.split()[0].lower() not in _NOT_NAMES:
             found.places[name] += 1
             places.add(name)
+    counted: set[int] = set()  # start offsets of names already counted (one mention counts once)
     for match in RELATIVE.finditer(text):
         if match.group(2) and match.group(2).lower() not in _NOT_NAMES:
             found.people[match.group(2)] += 1
+            counted.add(match.start(2))
     for match in [*CAPITALIZED.finditer(text), *SENTENCE_START_NAME.finditer(text)]:
         name = match.group(1)
+        if match.start(1) in counted:
+            continue
+        counted.add(match.start(1))
         first = name.split()[0].lower()
         if first in _NOT_NAMES or first in STOPWORDS or name in places or name in found.projects:
             continue
         found.people[name] += 1
+    # A known name also counts where it opens a sentence ("Derek owns …" once "… with Derek" is seen).
+    for name in list(found.people):
+        for match in re.finditer(rf"(?:^|[.!?]\s+)({re.escape(name)})\b", text):
+            if match.start(1) not in counted:
+                counted.add(match.start(1))
+                found.people[name] += 1
     # "Smith" alone is the same person as "Derek Smith" when both appear.
     for name in [n for n in found.people if " " in n]:
         for part in name.split():
