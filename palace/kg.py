@@ -7,17 +7,18 @@ which the embedded PostgreSQL does not ship).
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
+from memory_site.db import advisory_xact_lock
 from palace.models import Drawer, Entity, Relation
+from palace.naming import ensure_named
 
 
 def single_valued(predicate: str) -> bool:
@@ -29,16 +30,7 @@ def predicate_slug(predicate: str) -> str:
 
 
 def entity_ensure(*, owner_id: int, name: str, kind: str = Entity.Kind.THING) -> Entity:
-    slug = slugify(name)[:200] or "unnamed"
-    alias = name.lower()
-    entity = Entity.objects.filter(owner_id=owner_id).filter(Q(slug=slug) | Q(aliases__contains=[alias])).first()
-    if entity is not None:
-        return entity
-    try:
-        with transaction.atomic():
-            return Entity.objects.create(owner_id=owner_id, kind=kind, name=name, slug=slug, aliases=[alias])
-    except IntegrityError:
-        return Entity.objects.get(owner_id=owner_id, slug=slug)
+    return ensure_named(Entity, owner_id=owner_id, name=name, kind=kind)
 
 
 def entity_find(*, owner_id: int, name: str) -> Entity | None:
@@ -47,14 +39,6 @@ def entity_find(*, owner_id: int, name: str) -> Entity | None:
         .filter(Q(slug=slugify(name)[:200]) | Q(aliases__contains=[name.lower()]))
         .first()
     )
-
-
-def _lock(owner_id: int, subject_id: int, predicate: str) -> None:
-    key = int.from_bytes(
-        hashlib.sha256(f"kg:{owner_id}:{subject_id}:{predicate}".encode()).digest()[:8], "big", signed=True
-    )
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
 def relation_add(
@@ -81,7 +65,7 @@ def relation_add(
         {"object": object_entity} if object_entity else {"object__isnull": True, "object_value": object}
     )
     with transaction.atomic():
-        _lock(owner_id, subject_entity.pk, predicate)
+        advisory_xact_lock(f"kg:{owner_id}:{subject_entity.pk}:{predicate}")
         # "Now" is read under the lock, so writers' times follow the order they really happened in.
         valid_from = valid_from or timezone.now()
         current = Relation.objects.filter(subject=subject_entity, predicate=predicate, valid_to__isnull=True)

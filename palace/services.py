@@ -8,7 +8,6 @@ sends it again.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from django.utils.text import slugify
 from accounts.models import Agent, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
+from memory_site.db import advisory_xact_lock
 from palace import extraction, kg
 from palace.models import (
     ActivityEvent,
@@ -38,6 +38,7 @@ from palace.models import (
     Turn,
     Wing,
 )
+from palace.naming import ensure_named
 
 logger = logging.getLogger(__name__)
 
@@ -206,19 +207,9 @@ def _next_numbers(owner_id: int, kind: str, count: int) -> list[int]:
 
 def wing_ensure(*, owner_id: int, name: str, kind: str) -> Wing:
     """The wing named `name` (by slug or alias, case-insensitive), created when missing."""
-    slug = slugify(name)[:200] or "unnamed"
-    alias = name.lower()
-    wing = Wing.objects.filter(owner_id=owner_id).filter(Q(slug=slug) | Q(aliases__contains=[alias])).first()
-    if wing is not None:
-        return wing
-    try:
-        with transaction.atomic():
-            return Wing.objects.create(
-                owner_id=owner_id, number=_next_numbers(owner_id, "wing", 1)[0], kind=kind, name=name, slug=slug,
-                aliases=[alias],
-            )  # fmt: skip
-    except IntegrityError:
-        return Wing.objects.get(owner_id=owner_id, slug=slug)
+    return ensure_named(
+        Wing, owner_id=owner_id, name=name, kind=kind, create=lambda: {"number": _next_numbers(owner_id, "wing", 1)[0]}
+    )
 
 
 @dataclass(frozen=True)
@@ -238,14 +229,6 @@ def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
     if not ranked:
         return Subjects(primary=(agent_name, Wing.Kind.AGENT), others=[])
     return Subjects(primary=(ranked[0][0], ranked[0][1]), others=[(name, kind) for name, kind, _ in ranked[1:]])
-
-
-def _lock_conversation_mining(conversation_id: Any) -> None:
-    # One miner per conversation at a time (two workers given the same job, or two jobs): the second
-    # waits, then finds the drawers written and adds nothing.
-    key = int.from_bytes(hashlib.sha256(f"mine:{conversation_id}".encode()).digest()[:8], "big", signed=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
 def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
@@ -271,7 +254,9 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     subjects = _subjects(found, agent_name)
     wings_before = Wing.objects.filter(owner_id=conversation.owner_id).count()
     with transaction.atomic():
-        _lock_conversation_mining(conversation.pk)
+        # One miner per conversation at a time (two workers given the same job, or two jobs): the
+        # second waits, then finds the drawers written and adds nothing.
+        advisory_xact_lock(f"mine:{conversation.pk}")
         if Drawer.objects.filter(conversation=conversation, turn_index__in=[t.index for t in turns]).exists():
             return counts  # another run got here first
         wing = wing_ensure(owner_id=conversation.owner_id, name=subjects.primary[0], kind=subjects.primary[1])
