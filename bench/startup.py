@@ -42,7 +42,8 @@ def _health(port: int) -> dict[str, object] | None:
 def _leftovers() -> list[str]:
     """Every process of the kinds `make run` starts (on a machine that runs no other PostgreSQL/Redis)."""
     ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout.splitlines()
-    return [line for line in ps if any(name in line for name in SERVICE_PROCESSES)]
+    # An exited daemon shows as <defunct> until init reaps it, a moment later: it runs nothing.
+    return [line for line in ps if any(name in line for name in SERVICE_PROCESSES) and "<defunct>" not in line]
 
 
 def one_run(port: int, timeout: float) -> tuple[float, float, list[str]]:
