@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, MiningJob, Relation, Room, Turn, Wing
+
+
+class TurnInline(admin.TabularInline):
+    model = Turn
+    extra = 0
+    fields = readonly_fields = ("index", "role", "content", "timestamp")
+    can_delete = False
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "owner", "agent", "turn_count", "complete", "started_at"]
+    list_filter = ["complete", "started_at"]
+    search_fields = ["external_id", "title", "owner__username", "user_id"]
+    raw_id_fields = ["owner", "agent"]
+    readonly_fields = ["id", "turn_count", "created_at", "updated_at"]
+    inlines = [TurnInline]
+
+
+@admin.register(MiningJob)
+class MiningJobAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "owner",
+        "conversation",
+        "status",
+        "ready",
+        "attempts",
+        "requested_at",
+        "enqueued_at",
+        "finished_at",
+    ]
+    list_filter = ["status", "ready", "requested_at"]
+    search_fields = ["id", "conversation__external_id", "owner__username"]
+    raw_id_fields = ["owner", "conversation"]
+    readonly_fields = ["id", "counts", "error", "attempts", "requested_at", "enqueued_at", "started_at", "finished_at"]
+
+
+@admin.register(Wing)
+class WingAdmin(admin.ModelAdmin):
+    list_display = ["number", "name", "kind", "owner", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "slug", "owner__username"]
+    raw_id_fields = ["owner"]
+    readonly_fields = ["number"]
+
+
+@admin.register(Room)
+class RoomAdmin(admin.ModelAdmin):
+    list_display = ["number", "title", "wing", "owner", "started_at", "ended_at"]
+    search_fields = ["title", "owner__username"]
+    raw_id_fields = ["owner", "wing", "conversation", "linked_wings"]
+    readonly_fields = ["number"]
+
+
+@admin.register(Closet)
+class ClosetAdmin(admin.ModelAdmin):
+    list_display = ["topic", "room", "position", "owner"]
+    search_fields = ["topic", "owner__username"]
+    raw_id_fields = ["owner", "room"]
+
+
+@admin.register(Drawer)
+class DrawerAdmin(admin.ModelAdmin):
+    list_display = ["aaak", "role", "owner", "conversation", "turn_index", "occurred_at"]
+    list_filter = ["role", "occurred_at"]
+    search_fields = ["aaak", "content", "owner__username"]
+    raw_id_fields = ["owner", "room", "closet", "conversation"]
+    readonly_fields = ["number", "aaak", "embedding", "embedding_model", "search_text", "created_at"]
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "owner", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "slug", "owner__username"]
+    raw_id_fields = ["owner"]
+
+
+@admin.register(Relation)
+class RelationAdmin(admin.ModelAdmin):
+    list_display = ["subject", "predicate", "object", "object_value", "valid_from", "valid_to", "confidence"]
+    list_filter = ["predicate"]
+    search_fields = ["subject__name", "predicate", "object__name", "object_value"]
+    raw_id_fields = ["owner", "subject", "object", "source_drawer"]
+
+
+@admin.register(ActivityEvent)
+class ActivityEventAdmin(admin.ModelAdmin):
+    list_display = ["kind", "owner", "created_at"]
+    list_filter = ["kind", "created_at"]
+    search_fields = ["owner__username"]
+    raw_id_fields = ["owner"]
+    readonly_fields = ["kind", "data", "created_at"]
