@@ -32,12 +32,33 @@ DEFAULT_SCOPES = {
     TypedMemory.Type.CONTROL: TypedMemory.Scope.GLOBAL,
 }
 REQUIRED_FIELDS = {TypedMemory.Type.EPISODIC: ("session_id",)}
+# The per-type fields of seed 001; a field of another type is refused rather than silently stored.
+TYPE_FIELDS = {
+    TypedMemory.Type.EPISODIC: {"session_id", "sequence_number"},
+    TypedMemory.Type.SEMANTIC: {"entity_id"},
+    TypedMemory.Type.PROCEDURAL: {"steps", "trigger_conditions"},
+    TypedMemory.Type.CONTROL: {"error_pattern", "severity", "source_trajectory_id"},
+}
+_ALL_TYPE_FIELDS = set().union(*TYPE_FIELDS.values())
 
 
 class MissingField(ValueError):
     def __init__(self, field_name: str, memory_type: str) -> None:
         super().__init__(f"{field_name} is required for {memory_type} memories.")
         self.field_name = field_name
+
+
+class ForeignField(ValueError):
+    def __init__(self, field_name: str, memory_type: str) -> None:
+        super().__init__(f"{field_name} does not belong to {memory_type} memories.")
+        self.field_name = field_name
+
+
+class EmptyTeam(ValueError):
+    field_name = "shared_with"
+
+    def __init__(self) -> None:
+        super().__init__("A team memory names at least one agent in shared_with.")
 
 
 def _search_text(summary: str, topic: str, keywords: list[str]) -> str:
@@ -161,9 +182,16 @@ def typed_memory_create(
     scope: str | None = None,
     **fields: Any,
 ) -> TypedMemory:
-    for required in REQUIRED_FIELDS.get(memory_type, ()):  # type: ignore[call-overload]
+    for required in REQUIRED_FIELDS.get(TypedMemory.Type(memory_type), ()):
         if not fields.get(required):
             raise MissingField(required, memory_type)
+    own_fields = TYPE_FIELDS.get(TypedMemory.Type(memory_type))
+    if own_fields is not None:
+        given = {name for name, value in fields.items() if value not in (None, "", [])}
+        for name in sorted((_ALL_TYPE_FIELDS - own_fields) & given):
+            raise ForeignField(name, memory_type)
+    if scope == TypedMemory.Scope.TEAM and not fields.get("shared_with"):
+        raise EmptyTeam()
     vector = providers.embed_query(owner_id=owner.pk, text=content)  # before the transaction
     return TypedMemory.objects.create(
         owner=owner,
@@ -175,6 +203,10 @@ def typed_memory_create(
         embedding_model=providers.get_embedder().name if vector is not None else "",
         **fields,
     )
+
+
+def typed_memory_delete(*, memory: TypedMemory) -> None:
+    memory.delete()
 
 
 def typed_memory_touch(*, ids: list[Any]) -> None:

@@ -14,7 +14,7 @@ api_urlpatterns = [
     path("memories/typed/semantic/entity/<str:entity_id>", v.TypedEntityFactsApi.as_view()),
     path("memories/typed/<str:memory_type>", v.TypedMemoryCreateApi.as_view()),
     path("memories/query", v.TypedMemoryQueryApi.as_view()),
-    path("memories/<uuid:memory_id>", v.TypedMemoryGetApi.as_view()),
+    path("memories/<uuid:memory_id>", by_method(get=v.TypedMemoryGetApi, delete=v.TypedMemoryDeleteApi)),
 ]
 
 compat_urlpatterns = [

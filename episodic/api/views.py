@@ -264,7 +264,7 @@ class TypedMemoryCreateApi(APIView):
             memory = services.typed_memory_create(
                 owner=request_owner(request), agent=agent, memory_type=memory_type, shared_with=shared_with, **fields
             )
-        except services.MissingField as exc:
+        except (services.MissingField, services.ForeignField, services.EmptyTeam) as exc:
             raise ValidationError({exc.field_name: [str(exc)]}) from None
         return Response(TypedMemoryOutput(memory).data, status=status.HTTP_201_CREATED)
 
@@ -310,16 +310,31 @@ class TypedEntityFactsApi(APIView):
         return Response({"entity_id": entity_id, "results": TypedMemoryOutput(memories, many=True).data})
 
 
+def _visible_memory(request: Request, memory_id: uuid.UUID) -> TypedMemory:
+    memory = selectors.typed_get(agent=_agent(request), memory_id=memory_id)
+    if memory is None:
+        raise NotFound(MESSAGE_MEMORY_NOT_FOUND)
+    return memory
+
+
 class TypedMemoryGetApi(APIView):
     permission_classes = [HasApiKey]
 
     @extend_schema(summary="One typed memory", responses={200: TypedMemoryOutput, **ERROR_RESPONSES})
     def get(self, request: Request, memory_id: uuid.UUID) -> Response:
-        memory = selectors.typed_get(agent=_agent(request), memory_id=memory_id)
-        if memory is None:
-            raise NotFound(MESSAGE_MEMORY_NOT_FOUND)
+        memory = _visible_memory(request, memory_id)
         services.typed_memory_touch(ids=[memory.pk])
         return Response(TypedMemoryOutput(memory).data)
+
+
+class TypedMemoryDeleteApi(APIView):
+    permission_classes = [HasApiKey]
+
+    @extend_schema(operation_id="memories_delete", summary="Forget a typed memory (one the calling agent can see)",
+                   responses={204: None, **ERROR_RESPONSES})  # fmt: skip
+    def delete(self, request: Request, memory_id: uuid.UUID) -> Response:
+        services.typed_memory_delete(memory=_visible_memory(request, memory_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # --- compatibility shapes -----------------------------------------------------------------------------

@@ -43,6 +43,9 @@ def test_each_type_is_created_with_its_fields_and_default_scope(api: APIClient, 
         ("procedural", {"content": "x", "steps": "not a list"}, "steps"),
         ("semantic", {"content": "x", "scope": "everyone"}, "scope"),
         ("episodic", {"content": "x", "session_id": "s", "sequence_number": "first"}, "sequence_number"),
+        ("semantic", {"content": "x", "session_id": "s"}, "session_id"),
+        ("control", {"content": "x", "steps": ["a"]}, "steps"),
+        ("standard", {"content": "x", "scope": "team"}, "shared_with"),
     ],
 )
 def test_bad_typed_memories_are_a_400_and_nothing_is_written(
@@ -118,3 +121,13 @@ def test_session_timeline_is_in_sequence_order_and_entity_facts_are_complete(
         ).status_code
         == 201
     )
+
+
+def test_a_typed_memory_is_forgotten_by_an_agent_that_can_see_it(api: APIClient, personas: Personas) -> None:
+    private = _create(api, personas.owner.headers, "episodic", content="private", session_id="s").json()
+    shared = _create(api, personas.owner.headers, "semantic", content="shared fact").json()
+    assert api.delete(f"/api/v1/memories/{private['id']}", **personas.teammate.headers).status_code == 404
+    assert api.delete(f"/api/v1/memories/{shared['id']}", **personas.outsider.headers).status_code == 404
+    assert api.delete(f"/api/v1/memories/{shared['id']}", **personas.teammate.headers).status_code == 204
+    assert api.delete(f"/api/v1/memories/{private['id']}", **personas.owner.headers).status_code == 204
+    assert not TypedMemory.objects.exists()
