@@ -16,6 +16,7 @@ from accounts import selectors, services
 from accounts.models import Agent, ApiKey
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.exceptions import Conflict
+from memory_site.api.fields import StrictCharField
 from memory_site.api.pagination import BoundedPageNumberPagination
 from memory_site.api.schema import ERROR_RESPONSES, paginated
 
@@ -80,8 +81,8 @@ class AgentListApi(APIView):
 
 class AgentCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=100)
-        description = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        name = StrictCharField(max_length=100)
+        description = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
         config = AgentConfigSerializer(required=False)
 
     @extend_schema(
@@ -112,8 +113,8 @@ class AgentDetailApi(APIView):
 
 class AgentUpdateApi(APIView):
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=100, required=False)
-        description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        name = StrictCharField(max_length=100, required=False)
+        description = StrictCharField(max_length=500, required=False, allow_blank=True)
         config = AgentConfigSerializer(required=False, help_text="Merged into the agent's config.")
 
     @extend_schema(
@@ -135,7 +136,7 @@ class AgentUpdateApi(APIView):
 
 class ApiKeyOutputSerializer(serializers.ModelSerializer):
     agent_id = serializers.UUIDField(source="agent.id", read_only=True)
-    agent_name = serializers.CharField(source="agent.name", read_only=True)
+    agent_name = StrictCharField(source="agent.name", read_only=True)
     active = serializers.BooleanField(source="is_active", read_only=True)
 
     class Meta:
@@ -156,7 +157,7 @@ class ApiKeyListApi(APIView):
 class ApiKeyCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         agent_id = serializers.UUIDField(required=False, help_text="Defaults to the calling agent.")
-        name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+        name = StrictCharField(max_length=100, required=False, allow_blank=True, default="")
 
     class OutputSerializer(ApiKeyOutputSerializer):
         key = serializers.SerializerMethodField(help_text="The key itself. Shown once: store it now.")
@@ -205,7 +206,7 @@ class ApiKeyRevokeApi(APIView):
 
 class UsageSummaryApi(APIView):
     class OutputSerializer(serializers.Serializer):
-        source = serializers.CharField()  # type: ignore[assignment]
+        source = StrictCharField()  # type: ignore[assignment]
         calls = serializers.IntegerField()
         items = serializers.IntegerField()
         input_tokens = serializers.IntegerField()

@@ -18,7 +18,7 @@ from accounts.models import Agent
 from episodic import selectors, services
 from episodic.models import Episode, TypedMemory
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
-from memory_site.api.fields import ConversationIdField
+from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 
 MESSAGE_EPISODE_NOT_FOUND = "Episode not found."
@@ -35,7 +35,7 @@ def _agent(request: Request) -> Agent:
 
 
 class EpisodeOutput(serializers.ModelSerializer):
-    type = serializers.CharField(source="episode_type")
+    type = StrictCharField(source="episode_type")
     agent_id = serializers.UUIDField(allow_null=True)
     has_embedding = serializers.SerializerMethodField()
 
@@ -56,21 +56,21 @@ class EpisodeHitOutput(serializers.Serializer):
 
 
 class EpisodeMetadata(serializers.Serializer):
-    key_decisions = serializers.ListField(child=serializers.CharField(), required=False)
+    key_decisions = serializers.ListField(child=StrictCharField(), required=False)
     entities = serializers.ListField(child=serializers.JSONField(), required=False)
-    tools = serializers.ListField(child=serializers.CharField(), required=False)
+    tools = serializers.ListField(child=StrictCharField(), required=False)
 
 
 class EpisodeFilters(serializers.Serializer):
     agent_id = serializers.UUIDField(required=False)
-    user_id = serializers.CharField(required=False, max_length=200)
+    user_id = StrictCharField(required=False, max_length=200)
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
 
 
 class Turn(serializers.Serializer):
     role = serializers.ChoiceField(choices=["user", "assistant", "system", "tool"])
-    content = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=100_000)
+    content = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=100_000)
 
 
 # --- episodes -----------------------------------------------------------------------------------------
@@ -81,13 +81,13 @@ class EpisodeStoreApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         conversation_id = ConversationIdField()
-        summary = serializers.CharField(max_length=20_000)
-        keywords = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=50)
-        topic = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        summary = StrictCharField(max_length=20_000)
+        keywords = serializers.ListField(child=StrictCharField(max_length=100), required=False, max_length=50)
+        topic = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
         importance = serializers.FloatField(min_value=0, max_value=1, default=0.5)
         type = serializers.ChoiceField(choices=Episode.Type.choices, default=Episode.Type.CONVERSATION)
         metadata = EpisodeMetadata(required=False)
-        user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        user_id = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
         occurred_at = serializers.DateTimeField(required=False)
         ttl_seconds = serializers.IntegerField(min_value=60, max_value=10 * 365 * 86400, required=False)
 
@@ -126,7 +126,7 @@ class EpisodeListApi(APIView):
 
 class EpisodeSearchApi(APIView):
     class InputSerializer(EpisodeFilters):
-        query = serializers.CharField(max_length=2000)
+        query = StrictCharField(max_length=2000)
         limit = serializers.IntegerField(min_value=1, max_value=50, default=10)
         min_similarity = serializers.FloatField(min_value=-1, max_value=1, required=False)
 
@@ -173,16 +173,16 @@ class EpisodeProposeApi(APIView):
     class InputSerializer(serializers.Serializer):
         conversation_id = ConversationIdField()
         turns = serializers.ListField(child=Turn(), allow_empty=False, max_length=2000)
-        user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        user_id = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
         occurred_at = serializers.DateTimeField(required=False)
         metadata = EpisodeMetadata(required=False)
 
     class OutputSerializer(serializers.Serializer):
         decision = serializers.ChoiceField(choices=["saved", "skipped"])
-        reason = serializers.CharField()
+        reason = StrictCharField()
         importance = serializers.FloatField()
-        rules = serializers.ListField(child=serializers.CharField(), help_text="The rules that matched.")
-        summarizer = serializers.CharField(help_text="llm, extractive, or empty when skipped.")
+        rules = serializers.ListField(child=StrictCharField(), help_text="The rules that matched.")
+        summarizer = StrictCharField(help_text="llm, extractive, or empty when skipped.")
         episode = EpisodeOutput(allow_null=True)
 
     @extend_schema(summary="Propose a transcript: the heuristic rules decide whether it becomes an episode",
@@ -229,19 +229,19 @@ class TypedMemoryCreateApi(APIView):
     permission_classes = [HasApiKey]
 
     class InputSerializer(serializers.Serializer):
-        content = serializers.CharField(max_length=20_000)
+        content = StrictCharField(max_length=20_000)
         scope = serializers.ChoiceField(choices=TypedMemory.Scope.choices, required=False)
         shared_with = serializers.ListField(child=serializers.UUIDField(), required=False, max_length=100)
-        session_id = serializers.CharField(max_length=64, required=False)
+        session_id = StrictCharField(max_length=64, required=False)
         sequence_number = serializers.IntegerField(required=False, min_value=0)
-        entity_id = serializers.CharField(max_length=128, required=False)
-        steps = serializers.ListField(child=serializers.CharField(max_length=2000), required=False, max_length=100)
+        entity_id = StrictCharField(max_length=128, required=False)
+        steps = serializers.ListField(child=StrictCharField(max_length=2000), required=False, max_length=100)
         trigger_conditions = serializers.ListField(
-            child=serializers.CharField(max_length=2000), required=False, max_length=100
+            child=StrictCharField(max_length=2000), required=False, max_length=100
         )
-        error_pattern = serializers.CharField(max_length=200, required=False)
+        error_pattern = StrictCharField(max_length=200, required=False)
         severity = serializers.ChoiceField(choices=TypedMemory.Severity.choices, required=False)
-        source_trajectory_id = serializers.CharField(max_length=200, required=False)
+        source_trajectory_id = StrictCharField(max_length=200, required=False)
         metadata = serializers.DictField(required=False)
 
     @extend_schema(summary="Create a typed memory", request=InputSerializer,
@@ -270,7 +270,7 @@ class TypedMemoryCreateApi(APIView):
 
 
 class TypedQueryInput(serializers.Serializer):
-    query = serializers.CharField(max_length=2000)
+    query = StrictCharField(max_length=2000)
     memory_types = serializers.ListField(child=serializers.ChoiceField(choices=TypedMemory.Type.values), required=False)
     top_k = serializers.IntegerField(min_value=1, max_value=50, default=10)
 
@@ -292,7 +292,7 @@ class TypedSessionTimelineApi(APIView):
     permission_classes = [HasApiKey]
 
     @extend_schema(summary="A session's episodic memories, in sequence order",
-                   responses={200: inline_serializer("SessionTimeline", {"session_id": serializers.CharField(), "results": TypedMemoryOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+                   responses={200: inline_serializer("SessionTimeline", {"session_id": StrictCharField(), "results": TypedMemoryOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, session_id: str) -> Response:
         memories = selectors.typed_session_timeline(agent=_agent(request), session_id=session_id)
         services.typed_memory_touch(ids=[m.pk for m in memories])
@@ -303,7 +303,7 @@ class TypedEntityFactsApi(APIView):
     permission_classes = [HasApiKey]
 
     @extend_schema(summary="All semantic memories of an entity",
-                   responses={200: inline_serializer("EntityFacts", {"entity_id": serializers.CharField(), "results": TypedMemoryOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+                   responses={200: inline_serializer("EntityFacts", {"entity_id": StrictCharField(), "results": TypedMemoryOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, entity_id: str) -> Response:
         memories = selectors.typed_entity_facts(agent=_agent(request), entity_id=entity_id)
         services.typed_memory_touch(ids=[m.pk for m in memories])
@@ -347,12 +347,12 @@ class CompatEpisodicStoreApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         conversation_id = ConversationIdField()
-        summary = serializers.CharField(max_length=20_000)
-        user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        summary = StrictCharField(max_length=20_000)
+        user_id = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
         metadata = EpisodeMetadata(required=False)
 
     @extend_schema(summary="Store an episode (reference shape)", request=InputSerializer,
-                   responses={200: inline_serializer("EpisodicStored", {"id": serializers.UUIDField(), "status": serializers.CharField()}), **ERROR_RESPONSES})  # fmt: skip
+                   responses={200: inline_serializer("EpisodicStored", {"id": serializers.UUIDField(), "status": StrictCharField()}), **ERROR_RESPONSES})  # fmt: skip
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -371,10 +371,10 @@ class CompatEpisodicSearchApi(APIView):
     """Seed 000: POST /episodic/search."""
 
     class InputSerializer(serializers.Serializer):
-        query = serializers.CharField(max_length=2000)
+        query = StrictCharField(max_length=2000)
         top_k = serializers.IntegerField(min_value=1, max_value=50, default=5)
-        agent_id = serializers.CharField(max_length=100, required=False, help_text="An agent's id or name.")
-        user_id = serializers.CharField(max_length=200, required=False)
+        agent_id = StrictCharField(max_length=100, required=False, help_text="An agent's id or name.")
+        user_id = StrictCharField(max_length=200, required=False)
 
     @extend_schema(summary="Search episodes (reference shape)", request=InputSerializer,
                    responses={200: inline_serializer("EpisodicSearchResults", {"results": serializers.ListField(child=serializers.DictField())}), **ERROR_RESPONSES})  # fmt: skip
@@ -451,7 +451,7 @@ class CompatAgtosSearchApi(APIView):
     """Seed 004: GET /api/memory/search?q=&limit=."""
 
     class InputSerializer(serializers.Serializer):
-        q = serializers.CharField(max_length=2000)
+        q = StrictCharField(max_length=2000)
         limit = serializers.IntegerField(min_value=1, max_value=50, default=10)
 
     @extend_schema(

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.exceptions import Conflict
-from memory_site.api.fields import ConversationIdField
+from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import services
 from palace.models import MiningJob, Turn
@@ -24,13 +24,13 @@ MAX_TURNS_PER_REQUEST = 1000
 MAX_TURN_CHARACTERS = 100_000
 MESSAGE_JOB_NOT_FOUND = "Job not found."
 
-Accepted = inline_serializer("MiningAccepted", {"job_id": serializers.UUIDField(), "conversation_id": serializers.CharField(),
+Accepted = inline_serializer("MiningAccepted", {"job_id": serializers.UUIDField(), "conversation_id": StrictCharField(),
                                                 "turns": serializers.IntegerField(), "mining": serializers.BooleanField()})  # fmt: skip
 
 
 class TurnInput(serializers.Serializer):
     role = serializers.ChoiceField(choices=Turn.Role.choices)
-    content = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=MAX_TURN_CHARACTERS)
+    content = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=MAX_TURN_CHARACTERS)
     timestamp = serializers.DateTimeField(required=False, allow_null=True)
 
     def to_internal_value(self, data: Any) -> Any:
@@ -68,8 +68,8 @@ class ConversationApi(APIView):
 class ConversationCreateApi(ConversationApi):
     class InputSerializer(serializers.Serializer):
         conversation_id = ConversationIdField()
-        title = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
-        user_id = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        title = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
+        user_id = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
         started_at = serializers.DateTimeField(required=False)
         turns = _turns_field(allow_empty=True)
         complete = serializers.BooleanField(default=False)
@@ -124,7 +124,7 @@ class ConversationMineApi(ConversationApi):
 class JobGetApi(APIView):
     class OutputSerializer(serializers.ModelSerializer):
         job_id = serializers.UUIDField(source="id")
-        conversation_id = serializers.CharField(source="conversation.external_id")
+        conversation_id = StrictCharField(source="conversation.external_id")
 
         class Meta:
             model = MiningJob

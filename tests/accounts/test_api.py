@@ -128,3 +128,9 @@ def test_a_logged_in_person_uses_the_api_without_a_key(api: APIClient, personas:
     assert me.status_code == 403 and me.json()["message"] == MESSAGE_NEEDS_API_KEY
     missing_agent = api.post("/api/v1/keys", {}, format="json")
     assert missing_agent.status_code == 400
+
+
+def test_strings_are_not_made_out_of_numbers(api: APIClient, personas: Personas) -> None:
+    response = api.post("/api/v1/agents", {"name": 123}, format="json", **personas.owner.headers)
+    assert response.status_code == 400 and "name" in response.json()["extra"]["fields"]
+    assert not Agent.objects.filter(name="123").exists()
