@@ -231,27 +231,73 @@ def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
     return Subjects(primary=(ranked[0][0], ranked[0][1]), others=[(name, kind) for name, kind, _ in ranked[1:]])
 
 
+def _empty_counts() -> dict[str, int]:
+    return {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0, "entities": 0, "relations": 0}
+
+
+@dataclass
+class _Prepared:
+    """A conversation's unmined turns and what the extraction found, ready to embed and write."""
+
+    conversation: Conversation
+    turns: list[Turn]
+    found: extraction.Extraction
+    llm_triples: list[extraction.Triple]
+    tags: list[dict[str, list[str]]]
+    extract_ms: float
+
+
+def _prepare(conversation: Conversation) -> _Prepared | None:
+    mined = set(Drawer.objects.filter(conversation=conversation).values_list("turn_index", flat=True))
+    every = list(conversation.turns.order_by("index"))
+    turns = [t for t in every if t.index not in mined]
+    if not turns:
+        return None
+    clock = time.perf_counter()
+    found, llm_triples = _extract(conversation, [t.content for t in every])
+    tags = [extraction.tags_for(t.content, found) for t in turns]
+    return _Prepared(conversation, turns, found, llm_triples, tags, (time.perf_counter() - clock) * 1000)
+
+
 def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     """Mine the conversation's turns that have no drawer yet. Idempotent: a second run adds nothing,
     a run after more turns were appended adds only theirs."""
-    counts = {"drawers": 0, "wings": 0, "rooms": 0, "closets": 0, "embedded": 0, "entities": 0, "relations": 0}
-    mined = set(Drawer.objects.filter(conversation=conversation).values_list("turn_index", flat=True))
-    turns = [t for t in conversation.turns.order_by("index") if t.index not in mined]
-    if not turns:
-        return counts
-    clock = time.perf_counter()
-    found, llm_triples = _extract(conversation, [t.content for t in conversation.turns.order_by("index")])
-    per_turn = [extraction.tags_for(t.content, found) for t in turns]
-    extract_ms = (time.perf_counter() - clock) * 1000
-    clock = time.perf_counter()
-    # Slow work before the transaction: embeddings in one batch (None when the embedder is down).
-    vectors = providers.embed_documents(owner_id=conversation.owner_id, texts=[t.content for t in turns])
-    embed_ms = (time.perf_counter() - clock) * 1000
+    return conversations_mine(conversations=[conversation])[conversation.pk]
+
+
+def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[str, int]]:
+    """Mine several conversations with one embedding batch per owner: embedding is the bottleneck, and
+    one long length-sorted batch pads less and keeps the model busier than many short ones. Each
+    conversation is then written in a transaction of its own."""
+    results: dict[Any, dict[str, int]] = {c.pk: _empty_counts() for c in conversations}
+    prepared = [p for p in (_prepare(c) for c in conversations) if p is not None]
+    vectors: dict[Any, list[list[float]] | None] = {}
+    embed_ms: dict[Any, float] = {}
+    for owner_id in {p.conversation.owner_id for p in prepared}:
+        group = [p for p in prepared if p.conversation.owner_id == owner_id]
+        texts = [t.content for p in group for t in p.turns]
+        clock = time.perf_counter()
+        # Slow work before any transaction (None when the embedder is down: drawers get null).
+        batch = providers.embed_documents(owner_id=owner_id, texts=texts)
+        share = (time.perf_counter() - clock) * 1000 / max(len(texts), 1)
+        start = 0
+        for p in group:
+            vectors[p.conversation.pk] = batch[start : start + len(p.turns)] if batch is not None else None
+            embed_ms[p.conversation.pk] = share * len(p.turns)
+            start += len(p.turns)
+    for p in prepared:
+        results[p.conversation.pk] = _write(p, vectors[p.conversation.pk], embed_ms[p.conversation.pk])
+    return results
+
+
+def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> dict[str, int]:
+    conversation, turns = p.conversation, p.turns
+    counts = _empty_counts()
     clock = time.perf_counter()
     embedder_name = providers.get_embedder().name if vectors is not None else ""
     segments = extraction.segment([t.content for t in turns])
     agent_name = conversation.agent.name if conversation.agent_id and conversation.agent else "unfiled"
-    subjects = _subjects(found, agent_name)
+    subjects = _subjects(p.found, agent_name)
     wings_before = Wing.objects.filter(owner_id=conversation.owner_id).count()
     with transaction.atomic():
         # One miner per conversation at a time (two workers given the same job, or two jobs): the
@@ -269,7 +315,7 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
         numbers = _next_numbers(conversation.owner_id, "drawer", len(turns))
         drawers = []
         for offset, turn in enumerate(turns):
-            tags = per_turn[offset]
+            tags = p.tags[offset]
             tag_text = " ".join(f"@{key} " + " ".join(values) for key, values in tags.items())
             drawers.append(
                 Drawer(
@@ -291,10 +337,12 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
             )
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
-        counts.update(_graph_from(conversation, found, turns, drawers, llm_triples))
+        counts.update(_graph_from(conversation, p.found, turns, drawers, p.llm_triples))
         # Where the time went, for bench/mining.py (milliseconds).
         counts.update(
-            ms_extract=round(extract_ms), ms_embed=round(embed_ms), ms_write=round((time.perf_counter() - clock) * 1000)
+            ms_extract=round(p.extract_ms),
+            ms_embed=round(embed_ms),
+            ms_write=round((time.perf_counter() - clock) * 1000),
         )
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
@@ -407,8 +455,12 @@ def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> list[Clo
     return result
 
 
+JOB_BATCH = 8  # conversations mined together by one job run (one embedding batch)
+
+
 def job_run(*, job_id: Any) -> dict[str, int] | None:
-    """Claim and run one mining job; None when it is gone or already finished."""
+    """Claim and run one mining job, together with up to JOB_BATCH - 1 other ready jobs of the same
+    owner still waiting (their own messages then find them done). None when the job is gone or done."""
     now = timezone.now()
     claimed = MiningJob.objects.filter(
         pk=job_id, status__in=[MiningJob.Status.QUEUED, MiningJob.Status.RUNNING]
@@ -416,13 +468,27 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
     if not claimed:
         return None
     job = MiningJob.objects.select_related("conversation", "conversation__agent").get(pk=job_id)
-    counts = conversation_mine(conversation=job.conversation)
-    # This run covered every request for the conversation made before it started.
-    MiningJob.objects.filter(
-        Q(pk=job_id)
-        | Q(conversation=job.conversation, ready=True, status=MiningJob.Status.QUEUED, requested_at__lte=now)
-    ).update(status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=counts, error="")
-    return counts
+    with transaction.atomic():
+        # SKIP LOCKED: another worker batching at the same moment takes other jobs, not these.
+        extra_ids = list(
+            MiningJob.objects.select_for_update(skip_locked=True)
+            .filter(owner_id=job.owner_id, status=MiningJob.Status.QUEUED, ready=True)
+            .exclude(conversation_id=job.conversation_id)
+            .order_by("requested_at")
+            .values_list("pk", flat=True)[: JOB_BATCH - 1]
+        )
+        MiningJob.objects.filter(pk__in=extra_ids).update(
+            status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1
+        )
+    jobs = [job, *MiningJob.objects.select_related("conversation", "conversation__agent").filter(pk__in=extra_ids)]
+    conversations = list({j.conversation_id: j.conversation for j in jobs}.values())
+    results = conversations_mine(conversations=conversations)
+    for conversation in conversations:
+        # This run covered every request for the conversation made before it started.
+        MiningJob.objects.filter(conversation=conversation, ready=True, requested_at__lte=now).filter(
+            Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED)
+        ).update(status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error="")
+    return results[job.conversation_id]
 
 
 def job_fail(*, job_id: Any, error: str) -> None:

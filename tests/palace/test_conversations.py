@@ -223,3 +223,30 @@ def test_long_conversations_are_extracted_window_by_window_with_the_llm(
     relation = Relation.objects.get(predicate="leads")
     assert (relation.subject.name, relation.object.name if relation.object else "") == ("Marguerite", "Heron")
     assert Room.objects.get().wing.name == "Heron"
+
+
+def test_one_job_run_mines_the_owners_waiting_conversations_in_one_embedding_batch(
+    api: APIClient, personas: Personas
+) -> None:
+    from accounts.models import UsageRecord
+
+    h = personas.owner.headers
+    job_ids = [
+        _post(
+            api,
+            h,
+            conversation_id=f"b{i}",
+            complete=True,
+            turns=[{"role": "user", "content": f"Batch talk {i} about Derek."}],
+        ).json()["job_id"]
+        for i in range(3)
+    ]
+    other = _post(api, personas.outsider.headers, conversation_id="o1", complete=True).json()["job_id"]
+    UsageRecord.objects.all().delete()
+    counts = services.job_run(job_id=job_ids[0])
+    assert counts is not None and counts["drawers"] == 1
+    assert set(MiningJob.objects.filter(pk__in=job_ids).values_list("status", flat=True)) == {"done"}
+    assert MiningJob.objects.get(pk=other).status == "queued"  # another owner's job is not taken
+    assert Drawer.objects.filter(owner=personas.owner.user).count() == 3
+    assert list(UsageRecord.objects.values_list("items", flat=True)) == [3]  # one batch for three conversations
+    assert services.job_run(job_id=job_ids[1]) is None  # its own message finds it done
