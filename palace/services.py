@@ -485,9 +485,16 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
     results = conversations_mine(conversations=conversations)
     for conversation in conversations:
         # This run covered every request for the conversation made before it started.
-        MiningJob.objects.filter(conversation=conversation, ready=True, requested_at__lte=now).filter(
+        covered = MiningJob.objects.filter(conversation=conversation, ready=True, requested_at__lte=now).filter(
             Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED)
-        ).update(status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error="")
+        )
+        if not results[conversation.pk]["drawers"]:
+            # A run that found the work done (another worker mined it meanwhile) must not overwrite
+            # the counts of the run that did it.
+            covered = covered.exclude(status=MiningJob.Status.DONE)
+        covered.update(
+            status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error=""
+        )
     return results[job.conversation_id]
 
 
