@@ -73,6 +73,12 @@ def main() -> int:
         print(f"\r  {done}/{len(jobs)} jobs done, {totals.get('drawers', 0)} drawers   ", end="", flush=True)
         time.sleep(0.5)
     elapsed = time.perf_counter() - started
+    # Read the final counts again: a job can show done a moment before the run that did its work
+    # writes its counts (a second run that found the work done marks it first).
+    totals = {}
+    for job_id in jobs:
+        for name, value in call(args.url, key, "GET", f"/api/v1/jobs/{job_id}")["counts"].items():
+            totals[name] = totals.get(name, 0) + int(value)
     print(f"\nend to end: {totals.get('drawers', 0) / elapsed:.1f} drawers/s, {len(jobs) / elapsed:.2f} conversations/s "
           f"({elapsed:.1f}s; {totals.get('embedded', 0)} of {totals.get('drawers', 0)} embedded)")  # fmt: skip
     work = sum(totals.get(k, 0) for k in ("ms_extract", "ms_embed", "ms_write")) or 1
