@@ -262,7 +262,9 @@ def _prepare(conversation: Conversation) -> _Prepared | None:
 def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     """Mine the conversation's turns that have no drawer yet. Idempotent: a second run adds nothing,
     a run after more turns were appended adds only theirs."""
-    return conversations_mine(conversations=[conversation])[conversation.pk]
+    counts = conversations_mine(conversations=[conversation])[conversation.pk]
+    counts.pop("raced", None)
+    return counts
 
 
 def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[str, int]]:
@@ -304,7 +306,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         # second waits, then finds the drawers written and adds nothing.
         advisory_xact_lock(f"mine:{conversation.pk}")
         if Drawer.objects.filter(conversation=conversation, turn_index__in=[t.index for t in turns]).exists():
-            return counts  # another run got here first
+            return {**counts, "raced": 1}  # another run got here first; it reports the counts
         wing = wing_ensure(owner_id=conversation.owner_id, name=subjects.primary[0], kind=subjects.primary[1])
         others = [wing_ensure(owner_id=conversation.owner_id, name=n, kind=k) for n, k in subjects.others]
         room, room_created = _room_for(conversation, wing, turns)
@@ -488,10 +490,9 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
         covered = MiningJob.objects.filter(conversation=conversation, ready=True, requested_at__lte=now).filter(
             Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED)
         )
-        if not results[conversation.pk]["drawers"]:
-            # A run that found the work done (another worker mined it meanwhile) must not overwrite
-            # the counts of the run that did it.
-            covered = covered.exclude(status=MiningJob.Status.DONE)
+        if results[conversation.pk].pop("raced", 0):
+            # Another run mined this conversation meanwhile: that run marks these jobs, with its counts.
+            continue
         covered.update(
             status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error=""
         )
