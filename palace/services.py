@@ -493,6 +493,9 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
         if results[conversation.pk].pop("raced", 0):
             # Another run mined this conversation meanwhile: that run marks these jobs, with its counts.
             continue
+        if not results[conversation.pk]["drawers"]:
+            # Nothing new here: never overwrite the counts a run that did the work has written.
+            covered = covered.exclude(status=MiningJob.Status.DONE)
         covered.update(
             status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error=""
         )
