@@ -487,8 +487,10 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
     results = conversations_mine(conversations=conversations)
     for conversation in conversations:
         # This run covered every request for the conversation made before it started.
-        covered = MiningJob.objects.filter(conversation=conversation, ready=True, requested_at__lte=now).filter(
-            Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED)
+        # (The jobs this run claimed, whenever they were asked for, and the ones still queued from
+        # before it started.)
+        covered = MiningJob.objects.filter(conversation=conversation, ready=True).filter(
+            Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED, requested_at__lte=now)
         )
         if results[conversation.pk].pop("raced", 0):
             # Another run mined this conversation meanwhile: that run marks these jobs, with its counts.
