@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypedDict
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
@@ -178,11 +179,17 @@ def job_send(*, job_id: Any) -> bool:
 def outbox_requeue(
     *, older_than: timedelta = timedelta(minutes=1), stale_after: timedelta = timedelta(minutes=15)
 ) -> dict[str, int]:
-    """Send again the ready jobs still queued: never sent (older than a minute), or sent long ago and
-    never started (the broker lost them). Mining is idempotent, so a duplicate send is harmless."""
+    """Send again the ready jobs still queued — never sent (older than a minute), or sent long ago and
+    never started (the broker lost them) — and the ones abandoned mid-run. Mining is idempotent, so a
+    duplicate send is harmless."""
     now = timezone.now()
-    pending = MiningJob.objects.filter(status=MiningJob.Status.QUEUED, ready=True).filter(
-        Q(enqueued_at__isnull=True, requested_at__lt=now - older_than) | Q(enqueued_at__lt=now - stale_after)
+    # A job still "running" long after the hard time limit lost its worker (and its message): send it
+    # again; the claim accepts a running job and mining is idempotent.
+    abandoned = timedelta(seconds=2 * settings.CELERY_TASK_TIME_LIMIT)
+    pending = MiningJob.objects.filter(ready=True).filter(
+        Q(status=MiningJob.Status.QUEUED, enqueued_at__isnull=True, requested_at__lt=now - older_than)
+        | Q(status=MiningJob.Status.QUEUED, enqueued_at__lt=now - stale_after)
+        | Q(status=MiningJob.Status.RUNNING, started_at__lt=now - abandoned)
     )
     counts = {"sent": 0, "failed": 0}
     for job_id in pending.values_list("pk", flat=True)[:500]:

@@ -250,3 +250,16 @@ def test_one_job_run_mines_the_owners_waiting_conversations_in_one_embedding_bat
     assert Drawer.objects.filter(owner=personas.owner.user).count() == 3
     assert list(UsageRecord.objects.values_list("items", flat=True)) == [3]  # one batch for three conversations
     assert services.job_run(job_id=job_ids[1]) is None  # its own message finds it done
+
+
+def test_the_outbox_resends_a_job_abandoned_mid_run(api: APIClient, personas: Personas) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    job_id = _post(api, personas.owner.headers, complete=True).json()["job_id"]
+    long_ago = timezone.now() - timedelta(hours=2)
+    MiningJob.objects.filter(pk=job_id).update(status="running", started_at=long_ago, enqueued_at=long_ago)
+    assert services.outbox_requeue() == {"sent": 1, "failed": 0}
+    enqueued_at = MiningJob.objects.get(pk=job_id).enqueued_at
+    assert enqueued_at is not None and enqueued_at > long_ago
