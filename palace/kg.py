@@ -18,7 +18,7 @@ from django.utils.text import slugify
 
 from memory_site.db import advisory_xact_lock
 from palace.models import Drawer, Entity, Relation
-from palace.naming import ensure_named
+from palace.naming import ensure_named, find_named
 
 
 def single_valued(predicate: str) -> bool:
@@ -34,11 +34,7 @@ def entity_ensure(*, owner_id: int, name: str, kind: str = Entity.Kind.THING) ->
 
 
 def entity_find(*, owner_id: int, name: str) -> Entity | None:
-    return (
-        Entity.objects.filter(owner_id=owner_id)
-        .filter(Q(slug=slugify(name)[:200]) | Q(aliases__contains=[name.lower()]))
-        .first()
-    )
+    return find_named(Entity, owner_id=owner_id, name=name)
 
 
 def relation_add(

@@ -17,7 +17,7 @@ from accounts.models import Agent, ApiKey
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.exceptions import Conflict
 from memory_site.api.fields import StrictCharField
-from memory_site.api.pagination import BoundedPageNumberPagination
+from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES, paginated
 
 MESSAGE_AGENT_NOT_FOUND = "Agent not found."
@@ -42,12 +42,6 @@ class AgentOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Agent
         fields = ["id", "name", "description", "config", "created_at", "updated_at"]
-
-
-def _paginate(request: Request, view: APIView, queryset: Any, serializer: type[serializers.BaseSerializer]) -> Response:
-    paginator = BoundedPageNumberPagination()
-    page: Any = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer(page, many=True).data)
 
 
 def _owned_agent(request: Request, agent_id: uuid.UUID) -> Agent:
@@ -76,7 +70,9 @@ class AgentListApi(APIView):
         responses={200: paginated(AgentOutputSerializer), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        return _paginate(request, self, selectors.agent_list(owner=request_owner(request)), AgentOutputSerializer)
+        return paginated_response(
+            request, self, selectors.agent_list(owner=request_owner(request)), AgentOutputSerializer
+        )
 
 
 class AgentCreateApi(APIView):
@@ -151,7 +147,9 @@ class ApiKeyListApi(APIView):
         responses={200: paginated(ApiKeyOutputSerializer), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        return _paginate(request, self, selectors.api_key_list(owner=request_owner(request)), ApiKeyOutputSerializer)
+        return paginated_response(
+            request, self, selectors.api_key_list(owner=request_owner(request)), ApiKeyOutputSerializer
+        )
 
 
 class ApiKeyCreateApi(APIView):

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
-from memory_site.api.pagination import BoundedPageNumberPagination
+from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES, paginated
 from palace import selectors, services
 from palace.models import Closet, Drawer, Room, Wing
@@ -25,12 +25,6 @@ MESSAGE_NOT_FOUND = {
     "drawer": "Drawer not found.",
 }
 MESSAGE_BAD_POINTER = "A pointer looks like § W-042/R-11/D-007."
-
-
-def _page(request: Request, view: APIView, queryset: Any, serializer: type[serializers.BaseSerializer]) -> Response:
-    paginator = BoundedPageNumberPagination()
-    page: Any = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer(page, many=True).data)
 
 
 def _found(kind: str, row: Any) -> Any:
@@ -122,7 +116,7 @@ class WingListApi(APIView):
         responses={200: paginated(WingOutput), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        return _page(request, self, selectors.wings(owner=request_owner(request)), WingOutput)
+        return paginated_response(request, self, selectors.wings(owner=request_owner(request)), WingOutput)
 
 
 class WingRoomsApi(APIView):
@@ -130,7 +124,9 @@ class WingRoomsApi(APIView):
                    responses={200: paginated(RoomOutput), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, wing_id: int) -> Response:
         wing = _found("wing", selectors.wing_get(owner=request_owner(request), wing_id=wing_id))
-        return _page(request, self, selectors.rooms_of_wing(wing=wing).select_related("conversation"), RoomOutput)
+        return paginated_response(
+            request, self, selectors.rooms_of_wing(wing=wing).select_related("conversation"), RoomOutput
+        )
 
 
 class RoomClosetsApi(APIView):
@@ -141,7 +137,7 @@ class RoomClosetsApi(APIView):
     )
     def get(self, request: Request, room_id: int) -> Response:
         room = _found("room", selectors.room_get(owner=request_owner(request), room_id=room_id))
-        return _page(request, self, selectors.closets_of_room(room=room), ClosetOutput)
+        return paginated_response(request, self, selectors.closets_of_room(room=room), ClosetOutput)
 
 
 class ClosetDrawersApi(APIView):
@@ -152,7 +148,7 @@ class ClosetDrawersApi(APIView):
     )
     def get(self, request: Request, closet_id: int) -> Response:
         closet = _found("closet", selectors.closet_get(owner=request_owner(request), closet_id=closet_id))
-        return _page(
+        return paginated_response(
             request, self, selectors.drawers_of_closet(closet=closet).select_related("conversation"), DrawerOutput
         )
 
@@ -196,7 +192,7 @@ class ConversationDrawersApi(APIView):
     )
     def get(self, request: Request, conversation_id: str) -> Response:
         drawers = selectors.drawers_of_conversation(owner=request_owner(request), external_id=conversation_id)
-        return _page(request, self, drawers.select_related("conversation"), DrawerOutput)
+        return paginated_response(request, self, drawers.select_related("conversation"), DrawerOutput)
 
 
 class PointerResolveApi(APIView):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -14,7 +12,7 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
-from memory_site.api.pagination import BoundedPageNumberPagination
+from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES, paginated
 from palace import kg
 from palace.models import Entity, Relation
@@ -69,11 +67,8 @@ class EntityListApi(APIView):
         responses={200: paginated(EntityOutput), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        paginator = BoundedPageNumberPagination()
-        page: Any = paginator.paginate_queryset(
-            Entity.objects.filter(owner=request_owner(request)).order_by("name"), request, view=self
-        )
-        return paginator.get_paginated_response(EntityOutput(page, many=True).data)
+        entities = Entity.objects.filter(owner=request_owner(request)).order_by("name")
+        return paginated_response(request, self, entities, EntityOutput)
 
 
 def _entity(request: Request, name: str) -> Entity:
