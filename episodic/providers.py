@@ -66,7 +66,11 @@ def get_embedder() -> Embedder:
         )
     if settings.EMBEDDING_PROVIDER == "local":
         try:
-            return LocalMiniLMEmbedder(threads=settings.EMBEDDING_THREADS, batch_size=settings.EMBEDDING_BATCH_SIZE)
+            return LocalMiniLMEmbedder(
+                threads=settings.EMBEDDING_THREADS,
+                batch_size=settings.EMBEDDING_BATCH_SIZE,
+                max_tokens=settings.EMBEDDING_MAX_TOKENS,
+            )
         except Exception:
             logger.critical(
                 "THE DEFAULT EMBEDDING MODEL COULD NOT LOAD: falling back to the hashing embedder; "
@@ -111,16 +115,25 @@ def embed_query(*, owner_id: int, text: str) -> list[float] | None:
     return vectors[0] if vectors else None
 
 
-def chat(*, owner_id: int, source: str, messages: list[dict[str, Any]], json_mode: bool = False) -> Completion | None:
+def chat(
+    *,
+    owner_id: int,
+    source: str,
+    messages: list[dict[str, Any]],
+    json_mode: bool = False,
+    model: str | None = None,
+    timeout: float | None = None,
+) -> Completion | None:
     llm = get_llm()
     if llm is None:
         return None
     try:
-        completion = llm.chat(messages, json_mode=json_mode)
+        completion = llm.chat(messages, json_mode=json_mode, model=model, timeout=timeout)
     except LLMError:
         logger.warning("LLM call for %s failed; using the offline path", source, exc_info=True)
-        usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=llm.model, items=1, succeeded=False)
+        usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=model or llm.model, items=1,
+                     succeeded=False)  # fmt: skip
         return None
-    usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=llm.model, items=1,
+    usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=completion.model, items=1,
                  input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)  # fmt: skip
     return completion

@@ -49,6 +49,18 @@ class _Env:
             raise ConfigError(f"{name} must be at most {maximum}, got {value}")
         return value
 
+    def number(self, name: str, default: float, *, minimum: float = 0.0, maximum: float = 1e9) -> float:
+        raw = self.environ.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+        if not minimum <= value <= maximum:
+            raise ConfigError(f"{name} must be between {minimum} and {maximum}, got {value}")
+        return value
+
     def boolean(self, name: str, default: bool) -> bool:
         raw = self.environ.get(name)
         if raw is None:
@@ -121,6 +133,12 @@ class Config:
     llm_timeout: int
     episode_ttl: int
     kg_single_valued_predicates: list[str]
+    embedding_max_tokens: int
+    recall_weights: dict[str, float]
+    recall_candidates: int
+    recall_min_similarity: float
+    rerank_timeout: int
+    context_token_budget: int
 
 
 def _throttle_rate(env: _Env) -> str:
@@ -147,6 +165,9 @@ def _secret_key(env: _Env, state_dir: Path) -> str:
         handle.write(key)
     return key
 
+
+# Recall fuses normalised per-signal scores with these weights (palace/recall.py documents each signal).
+RECALL_WEIGHTS = {"semantic": 1.0, "keyword": 0.5, "temporal": 0.3, "preference": 0.1}
 
 _DEFAULT_MODELS = {"local": "all-MiniLM-L6-v2-onnx-int8", "openai": "text-embedding-3-small", "hashing": "hashing"}
 _DEFAULT_DIMS = {"local": 384, "openai": 1536, "hashing": 384}
@@ -190,6 +211,15 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
             "KG_SINGLE_VALUED_PREDICATES",
             ["has_battery", "lives_in", "works_at", "married_to", "has_role", "has_status", "located_in", "uses"],
         ),
+        embedding_max_tokens=env.integer("EMBEDDING_MAX_TOKENS", 256, minimum=16, maximum=512),
+        recall_weights={
+            signal: env.number(f"RECALL_WEIGHT_{signal.upper()}", default, maximum=10.0)
+            for signal, default in RECALL_WEIGHTS.items()
+        },
+        recall_candidates=env.integer("RECALL_CANDIDATES", 100, minimum=10, maximum=2000),
+        recall_min_similarity=env.number("RECALL_MIN_SIMILARITY", 0.2, minimum=-1.0, maximum=1.0),
+        rerank_timeout=env.integer("RERANK_TIMEOUT", 10, minimum=1),
+        context_token_budget=env.integer("CONTEXT_TOKEN_BUDGET", 1500, minimum=50, maximum=200000),
         secret_key=_secret_key(env, state_dir),
         debug=env.boolean("DJANGO_DEBUG", False),
         allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),

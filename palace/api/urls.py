@@ -3,6 +3,7 @@ from django.urls import path
 from memory_site.api.routing import by_method
 from palace.api import browse as b
 from palace.api import kg as k
+from palace.api import recall as r
 from palace.api import views as v
 
 api_urlpatterns = [
@@ -18,6 +19,8 @@ api_urlpatterns = [
     path("palace/closets/<int:closet_id>/drawers", b.ClosetDrawersApi.as_view()),
     path("palace/drawers/<int:drawer_id>", by_method(get=b.DrawerGetApi, delete=b.DrawerDeleteApi)),
     path("palace/resolve", b.PointerResolveApi.as_view()),
+    path("recall", r.RecallApi.as_view()),
+    path("context", r.ContextApi.as_view()),
     path("kg/relations", k.RelationAddApi.as_view()),
     path("kg/entities", k.EntityListApi.as_view()),
     path("kg/entities/<str:name>/timeline", k.EntityTimelineApi.as_view()),

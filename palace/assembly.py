@@ -1,0 +1,312 @@
+"""Context assembly: every memory layer in one call, deduplicated, ranked and fitted to a token budget.
+
+A layer is one small adapter — a function registered with `@layer(name)` that turns a `ContextQuery`
+into `Piece`s (text, a reference, a relevance in 0..1, when it happened, its embedding if it has one)
+or raises `LayerDown`, which leaves it out and names it in `degraded`. The layers here: the
+conversation's working memory (Redis), episodes, typed memories the calling agent may read, and palace
+drawers (through recall). The query is embedded once and shared; when the embedder is down every layer
+searches by keywords alone and `semantic` is reported degraded.
+
+Then:
+1. **relevance**: cosine similarity to the query where there is one, else half the normalised keyword
+   rank; working memory is the conversation's own state and counts as 1;
+2. **rank**: score = relevance x (0.8 + 0.2 x recency), recency halving every 30 days before the
+   reference time;
+3. **dedup**: a piece whose whitespace-normalised, case-folded text equals or is contained in a
+   better-scored piece's, or whose embedding has cosine >= CONTEXT_DEDUP_COSINE with one, is dropped;
+4. **budget**: pieces are taken best first while the rendered block stays within the budget; a piece
+   that does not fit is skipped whole (text is never cut or paraphrased). Tokens are the default
+   embedder's word pieces (its tokenizer ships with the model) or, with another embedder, an estimate
+   of 4 characters per token.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from accounts.models import Agent
+from accounts.services import memory_settings_ensure
+from episodic import providers
+from episodic.selectors import episodes_visible, hybrid_search, typed_visible
+from ledger import services as working_memory
+from ledger.redis_store import RedisUnavailable
+from palace.recall import recall
+
+CONTEXT_DEDUP_COSINE = 0.92
+RECENCY_HALF_LIFE_DAYS = 30.0
+
+
+class LayerDown(Exception):
+    """The layer's store is unreachable: assembly goes on without it and reports it degraded."""
+
+
+@dataclass(frozen=True)
+class ContextQuery:
+    owner: User
+    agent: Agent | None
+    text: str
+    vector: list[float] | None
+    conversation_id: str | None
+    per_layer: int
+    reference_time: datetime
+    tz: ZoneInfo
+
+
+@dataclass
+class Piece:
+    source: str
+    ref: str
+    text: str  # the line as it appears in the block
+    relevance: float
+    occurred_at: datetime | None
+    vector: list[float] | None = None
+    score: float = 0.0
+    tokens: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "ref": self.ref,
+            "text": self.text,
+            "relevance": round(self.relevance, 6),
+            "score": round(self.score, 6),
+            "occurred_at": self.occurred_at.isoformat() if self.occurred_at else None,
+            "tokens": self.tokens,
+        }
+
+
+Layer = Callable[[ContextQuery], list[Piece]]
+LAYERS: dict[str, Layer] = {}
+
+
+def layer(name: str) -> Callable[[Layer], Layer]:
+    def register(function: Layer) -> Layer:
+        LAYERS[name] = function
+        return function
+
+    return register
+
+
+def layer_names() -> list[str]:
+    return list(LAYERS)
+
+
+def _relevance(similarity: float | None, keyword: float, best_keyword: float) -> float:
+    if similarity is not None:
+        return max(0.0, min(1.0, similarity))
+    return 0.5 * (keyword / best_keyword) if best_keyword else 0.0
+
+
+@layer("working_memory")
+def _working_memory(q: ContextQuery) -> list[Piece]:
+    if not q.conversation_id:
+        return []
+    try:
+        fields = working_memory.working_memory_get(owner_id=q.owner.pk, conversation_id=q.conversation_id)
+    except RedisUnavailable as exc:
+        raise LayerDown(str(exc)) from exc
+    return [
+        Piece(
+            source="working_memory",
+            ref=name,
+            text=f"[working memory] {name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}",
+            relevance=1.0,
+            occurred_at=q.reference_time,
+        )
+        for name, value in sorted(fields.items())
+    ]
+
+
+@layer("episodes")
+def _episodes(q: ContextQuery) -> list[Piece]:
+    hits = hybrid_search(episodes_visible(owner=q.owner), query=q.text, vector=q.vector, limit=q.per_layer)
+    best = max((h.keyword for h in hits), default=0.0)
+    return [
+        Piece(
+            source="episodes",
+            ref=str(h.item.pk),
+            text=f"[episode {h.item.occurred_at.astimezone(q.tz):%Y-%m-%d}] {h.item.summary}",
+            relevance=_relevance(h.similarity, h.keyword, best),
+            occurred_at=h.item.occurred_at,
+            vector=list(h.item.embedding) if h.item.embedding is not None else None,
+        )
+        for h in hits
+    ]
+
+
+@layer("typed_memories")
+def _typed_memories(q: ContextQuery) -> list[Piece]:
+    if q.agent is None:
+        return []
+    hits = hybrid_search(typed_visible(agent=q.agent), query=q.text, vector=q.vector, limit=q.per_layer)
+    best = max((h.keyword for h in hits), default=0.0)
+    return [
+        Piece(
+            source="typed_memories",
+            ref=str(h.item.pk),
+            text=f"[{h.item.memory_type} memory] {h.item.content}",
+            relevance=_relevance(h.similarity, h.keyword, best),
+            occurred_at=h.item.created_at,
+            vector=list(h.item.embedding) if h.item.embedding is not None else None,
+        )
+        for h in hits
+    ]
+
+
+@layer("drawers")
+def _drawers(q: ContextQuery) -> list[Piece]:
+    result = recall(owner=q.owner, query=q.text, top_k=q.per_layer, reference_time=q.reference_time,
+                    vector=q.vector, use_rerank=False)  # fmt: skip
+    return [
+        Piece(
+            source="drawers",
+            ref=hit.drawer.aaak,
+            text=f"{hit.drawer.aaak} [{hit.drawer.occurred_at.astimezone(q.tz):%Y-%m-%d}] "
+            f"{hit.drawer.role}: {hit.drawer.content.strip()}",
+            relevance=hit.signals["semantic"] if q.vector is not None else 0.5 * hit.signals["keyword"],
+            occurred_at=hit.drawer.occurred_at,
+            vector=list(hit.drawer.embedding) if hit.drawer.embedding is not None else None,
+        )
+        for hit in result.hits
+    ]
+
+
+@dataclass
+class Assembled:
+    memory_context: str
+    pieces: list[Piece]
+    tokens: int
+    token_budget: int
+    token_counter: str
+    degraded: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    dropped: dict[str, int] = field(default_factory=lambda: {"duplicates": 0, "over_budget": 0})
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "memory_context": self.memory_context,
+            "pieces": [p.as_json() for p in self.pieces],
+            "tokens": self.tokens,
+            "token_budget": self.token_budget,
+            "token_counter": self.token_counter,
+            "degraded": self.degraded,
+            "skipped": self.skipped,
+            "dropped": self.dropped,
+        }
+
+
+def token_counter() -> tuple[str, Callable[[list[str]], list[int]]]:
+    """The default embedder's tokenizer when it is loaded, else 4 characters per token."""
+    counter = getattr(providers.get_embedder(), "count_tokens", None)
+    if counter is not None:
+        return "all-MiniLM-L6-v2 word pieces", counter
+    return "estimate: 4 characters per token", lambda texts: [math.ceil(len(t) / 4) for t in texts]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def _body(piece: Piece) -> str:
+    """The piece's own text, without the line's label, for duplicate detection across layers."""
+    text = piece.text
+    if text.startswith("[") and "] " in text:
+        text = text.split("] ", 1)[1]
+    elif piece.source == "drawers" and ": " in text:
+        text = text.split(": ", 1)[1]
+    return _normal(text)
+
+
+def _deduplicate(pieces: list[Piece]) -> tuple[list[Piece], int]:
+    kept: list[Piece] = []
+    for piece in pieces:  # best first
+        body = _body(piece)
+        duplicate = any(
+            body == _body(other)
+            or (len(body) >= 20 and body in _body(other))
+            or (piece.vector is not None and other.vector is not None
+                and _cosine(piece.vector, other.vector) >= CONTEXT_DEDUP_COSINE)
+            for other in kept
+        )  # fmt: skip
+        if not duplicate:
+            kept.append(piece)
+    return kept, len(pieces) - len(kept)
+
+
+OPEN, CLOSE = "<memory_context>", "</memory_context>"
+
+
+def assemble(
+    *,
+    owner: User,
+    agent: Agent | None,
+    query: str,
+    conversation_id: str | None = None,
+    token_budget: int,
+    per_layer: int = 5,
+    layers: list[str] | None = None,
+    reference_time: datetime | None = None,
+) -> Assembled:
+    name, count = token_counter()
+    result = Assembled(memory_context="", pieces=[], tokens=0, token_budget=token_budget, token_counter=name)
+    memory_settings = memory_settings_ensure(user=owner)
+    if not memory_settings.enabled:
+        result.skipped = "memory_disabled"
+        return result
+    if agent is not None and agent.recall_disabled:
+        result.skipped = "recall_disabled"
+        return result
+    reference = reference_time or timezone.now()
+    vector = providers.embed_query(owner_id=owner.pk, text=query)
+    if vector is None:
+        result.degraded.append("semantic")
+    q = ContextQuery(owner=owner, agent=agent, text=query, vector=vector, conversation_id=conversation_id,
+                     per_layer=per_layer, reference_time=reference, tz=ZoneInfo(memory_settings.timezone))  # fmt: skip
+    pieces: list[Piece] = []
+    for layer_name in layers or layer_names():
+        try:
+            pieces += LAYERS[layer_name](q)
+        except LayerDown:
+            result.degraded.append(layer_name)
+    for piece in pieces:
+        age_days = max((reference - piece.occurred_at).total_seconds() / 86400, 0.0) if piece.occurred_at else 0.0
+        piece.score = piece.relevance * (0.8 + 0.2 * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS))
+    pieces.sort(key=lambda p: -p.score)
+    pieces, result.dropped["duplicates"] = _deduplicate(pieces)
+
+    for piece, tokens in zip(pieces, count([p.text for p in pieces]), strict=True):
+        piece.tokens = tokens
+    frame = sum(count([OPEN, CLOSE]))
+    used = frame
+    chosen: list[Piece] = []
+    for piece in pieces:
+        if used + piece.tokens <= token_budget:
+            chosen.append(piece)
+            used += piece.tokens
+        else:
+            result.dropped["over_budget"] += 1
+    block = "\n".join([OPEN, *(p.text for p in chosen), CLOSE]) if chosen else ""
+    # The whole block counted again: a join must never push it over the budget.
+    while chosen and count([block])[0] > token_budget:
+        chosen.pop()
+        result.dropped["over_budget"] += 1
+        block = "\n".join([OPEN, *(p.text for p in chosen), CLOSE]) if chosen else ""
+    result.pieces = chosen
+    result.memory_context = block
+    result.tokens = count([block])[0] if block else 0
+    return result

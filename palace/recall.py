@@ -1,0 +1,344 @@
+"""Recall: the drawers an agent should see before its next LLM call, and the `<memory_context>` block.
+
+Four signals, each normalised to 0..1 for every candidate drawer:
+- **semantic**: cosine similarity of the drawer's embedding to the query's (pgvector HNSW, owner-filtered,
+  with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates);
+- **keyword**: PostgreSQL full-text rank (`ts_rank_cd`) of the drawer's content and AAAK tags against
+  the query's words (`websearch_to_tsquery`, words joined by `or`), divided by the best rank among the
+  candidates;
+- **temporal**: how well the drawer's time (when it happened, not when it was recorded) fits the date
+  the query names, read in the owner's timezone (palace/temporal.py); for "latest / currently" queries,
+  recency; 0 for every drawer of a time-neutral query, which therefore gets no temporal effect;
+- **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py).
+
+A candidate that shares no word with the query and whose similarity is below RECALL_MIN_SIMILARITY is
+not recalled at all: with nothing relevant, the block is empty.
+
+Candidates are the union of the best RECALL_CANDIDATES drawers by meaning and by words; every signal is
+computed for every candidate, and the fused score is the weighted sum
+`sum of RECALL_WEIGHTS[signal] * signal`, so a result's per-signal scores explain its fused score exactly.
+A user question and the assistant answer that follows it are one result (the better-scoring turn leads,
+the other comes along as its `partner`); drawers are quoted verbatim, never paraphrased.
+
+With `use_rerank` on and an LLM configured, the best 20 results go to the reader model, which picks the
+best 5; they move to the top in its order (signal `rerank`, 1 for its first pick down to 0.2 for its
+fifth). A timeout, an error or an unreadable answer keeps the fused order and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection, transaction
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from accounts.models import Agent, UsageRecord
+from accounts.services import memory_settings_ensure
+from episodic import providers
+from memory_site.lib.text import content_words
+from palace import preferences, temporal
+from palace.models import Drawer
+
+logger = logging.getLogger(__name__)
+
+SIGNALS = ("semantic", "keyword", "temporal", "preference")
+RERANK_POOL = 20
+RERANK_PICKS = 5
+MAX_QUERY_WORDS = 12
+PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
+
+
+@dataclass(frozen=True)
+class Filters:
+    wing_id: int | None = None
+    room_id: int | None = None
+    agent_id: uuid.UUID | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass
+class Hit:
+    drawer: Drawer
+    score: float
+    signals: dict[str, float]
+    partner: Drawer | None = None
+
+
+@dataclass
+class Recall:
+    hits: list[Hit]
+    memory_context: str
+    skipped: str | None = None  # why nothing was recalled on purpose: memory_disabled, recall_disabled
+    degraded: list[str] = field(default_factory=list)  # signals that could not run (semantic)
+    when: dict[str, Any] | None = None  # the time the query is about, as read
+    rerank: dict[str, Any] = field(default_factory=lambda: {"used": False})
+    timings: dict[str, float] = field(default_factory=dict)  # milliseconds per stage
+
+
+def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
+    queryset = Drawer.objects.filter(owner_id=owner_id)
+    if filters.wing_id is not None:
+        queryset = queryset.filter(Q(room__wing_id=filters.wing_id) | Q(room__linked_wings=filters.wing_id))
+    if filters.room_id is not None:
+        queryset = queryset.filter(room_id=filters.room_id)
+    if filters.agent_id is not None:
+        queryset = queryset.filter(conversation__agent_id=filters.agent_id)
+    if filters.since is not None:
+        queryset = queryset.filter(occurred_at__gte=filters.since)
+    if filters.until is not None:
+        queryset = queryset.filter(occurred_at__lt=filters.until)
+    return queryset
+
+
+def keyword_query(query: str) -> SearchQuery | None:
+    """The query's distinct content words joined by `or` (websearch syntax): a drawer needs some of
+    them, not all; ranking rewards the ones with more."""
+    words = list(dict.fromkeys(w.strip("'+-") for w in content_words(query)))
+    words = [w for w in words if len(w) > 1][:MAX_QUERY_WORDS]
+    if not words:
+        return None
+    return SearchQuery(" or ".join(words), search_type="websearch", config="english")
+
+
+def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> list[int]:
+    with transaction.atomic(), connection.cursor() as cursor:
+        # The owner filter runs after the index scan; iterative scan keeps scanning until enough rows
+        # pass it (pgvector 0.8). A small owner is read exactly through its own index instead.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [min(max(40, limit), 1000)])
+        return list(
+            queryset.filter(embedding__isnull=False)
+            .order_by(CosineDistance("embedding", vector))
+            .values_list("pk", flat=True)[:limit]
+        )
+
+
+def _keyword(queryset: QuerySet[Drawer], tsquery: SearchQuery, limit: int) -> list[int]:
+    return list(
+        queryset.filter(search_vector=tsquery)
+        .annotate(rank=SearchRank(F("search_vector"), tsquery, cover_density=True))
+        .order_by("-rank")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def _pair_key(row: dict[str, Any]) -> tuple[Any, int]:
+    """A user (or system) turn and the answer after it share a key: (conversation, question's index)."""
+    index = row["turn_index"]
+    return row["conversation_id"], index - 1 if row["role"] in ("assistant", "tool") and index else index
+
+
+def recall(
+    *,
+    owner: User,
+    query: str,
+    top_k: int | None = None,
+    agent: Agent | None = None,
+    filters: Filters | None = None,
+    reference_time: datetime | None = None,
+    candidates: int | None = None,
+    use_rerank: bool | None = None,
+    vector: list[float] | Literal["embed"] | None = "embed",
+) -> Recall:
+    """Recall for `owner` (every query is filtered by it). `agent` is the caller: an agent with recall
+    disabled gets nothing. `top_k` defaults to the owner's setting. `vector` is the query's embedding
+    when the caller already has it (None: the embedder is down)."""
+    memory_settings = memory_settings_ensure(user=owner)
+    if not memory_settings.enabled:
+        return Recall(hits=[], memory_context="", skipped="memory_disabled")
+    if agent is not None and agent.recall_disabled:
+        return Recall(hits=[], memory_context="", skipped="recall_disabled")
+    top_k = top_k or memory_settings.top_k
+    tz = ZoneInfo(memory_settings.timezone)
+    reference = reference_time or timezone.now()
+    weights = settings.RECALL_WEIGHTS
+    pool = max(candidates or settings.RECALL_CANDIDATES, top_k * 4)
+    result = Recall(hits=[], memory_context="")
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.timings[stage] = round((now - clock) * 1000, 2)
+        clock = now
+
+    if vector == "embed":
+        vector = providers.embed_query(owner_id=owner.pk, text=query)
+    if vector is None:
+        result.degraded.append("semantic")
+    lap("embed")
+    queryset = _queryset(owner.pk, filters or Filters())
+    semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
+    lap("semantic")
+    tsquery = keyword_query(query)
+    keyword_ids = _keyword(queryset, tsquery, pool) if tsquery is not None else []
+    lap("keyword")
+    union = list(dict.fromkeys([*semantic_ids, *keyword_ids]))
+    if not union:
+        return result
+
+    # Every signal for every candidate, in one query.
+    rows_qs = Drawer.objects.filter(pk__in=union)
+    if vector is not None:
+        rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
+    if tsquery is not None:
+        rows_qs = rows_qs.annotate(rank=SearchRank(F("search_vector"), tsquery, cover_density=True))
+    fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "content"]
+    fields += ["distance"] * (vector is not None) + ["rank"] * (tsquery is not None)
+    rows = {row["pk"]: row for row in rows_qs.values(*fields)}
+    lap("fetch")
+    when = temporal.parse(query, reference, memory_settings.timezone)
+    if isinstance(when, temporal.TimeWindow):
+        result.when = {"expression": when.label, "start": when.start.isoformat(), "end": when.end.isoformat()}
+    elif isinstance(when, temporal.Recency):
+        result.when = {"expression": when.label, "recency": True}
+    best_rank = max((float(r.get("rank") or 0.0) for r in rows.values()), default=0.0) or 1.0
+    recurring = preferences.recurring_scores(owner_id=owner.pk, texts={pk: r["content"] for pk, r in rows.items()})
+    scored: list[tuple[float, dict[str, float], dict[str, Any]]] = []
+    for pk, row in rows.items():
+        distance = row.get("distance")
+        signals = {
+            "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
+            "keyword": round(float(row.get("rank") or 0.0) / best_rank, 6),
+            "temporal": round(when.fit(row["occurred_at"]), 6) if when is not None else 0.0,
+            "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
+        }
+        if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
+            continue  # unrelated: time or preference alone never make a drawer relevant
+        score = round(sum(weights[name] * signals[name] for name in SIGNALS), 6)
+        scored.append((score, signals, row))
+    scored.sort(key=lambda item: (-item[0], item[2]["pk"]))
+
+    # Neighbouring turns: a question and its answer are one result, led by the better of the two.
+    groups: dict[tuple[Any, int], tuple[float, dict[str, float], dict[str, Any], list[dict[str, Any]]]] = {}
+    for score, signals, row in scored:
+        key = _pair_key(row)
+        if key in groups:
+            groups[key][3].append(row)
+        else:
+            groups[key] = (score, signals, row, [row])
+    wanted = max(top_k, RERANK_POOL) if _rerank_wanted(use_rerank, memory_settings) else top_k
+    chosen = list(groups.values())[:wanted]
+    lap("fusion")
+
+    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=[g[2]["pk"] for g in chosen]).select_related("room__wing")}
+    partner_of = _partners(chosen, drawers)
+    hits = [
+        Hit(drawer=drawers[row["pk"]], score=score, signals=dict(signals), partner=partner_of.get(row["pk"]))
+        for score, signals, row, _ in chosen
+        if row["pk"] in drawers
+    ]
+    lap("load")
+    if _rerank_wanted(use_rerank, memory_settings):
+        hits = _rerank(owner, query, hits, memory_settings.rerank_model, result)
+        lap("rerank")
+    result.hits = hits[:top_k]
+    result.memory_context = render_block(result.hits, tz)
+    lap("render")
+    return result
+
+
+def _partners(
+    chosen: list[tuple[float, dict[str, float], dict[str, Any], list[dict[str, Any]]]], drawers: dict[int, Drawer]
+) -> dict[int, Drawer]:
+    """The other turn of each leading drawer's question/answer pair, fetched in one query."""
+    wanted: dict[tuple[Any, int], int] = {}
+    for _, _, row, _ in chosen:
+        conversation, question = _pair_key(row)
+        other = question + 1 if row["turn_index"] == question else question
+        if other != row["turn_index"]:
+            wanted[(conversation, other)] = row["pk"]
+    if not wanted:
+        return {}
+    condition = Q()
+    for conversation, index in wanted:
+        condition |= Q(conversation_id=conversation, turn_index=index)
+    partners: dict[int, Drawer] = {}
+    for drawer in Drawer.objects.filter(condition):
+        lead = wanted[(drawer.conversation_id, drawer.turn_index)]
+        lead_row = drawers.get(lead)
+        if lead_row is None:
+            continue
+        question_first = lead_row.role in ("user", "system")
+        # Only a real question/answer pair: a user turn followed by the answer, or the reverse.
+        if (question_first and drawer.role in ("assistant", "tool")) or (
+            not question_first and drawer.role in ("user", "system")
+        ):
+            partners[lead] = drawer
+    return partners
+
+
+def _rerank_wanted(use_rerank: bool | None, memory_settings: Any) -> bool:
+    wanted = memory_settings.use_rerank if use_rerank is None else use_rerank
+    return bool(wanted) and providers.get_llm() is not None
+
+
+RERANK_PROMPT = (
+    "You rank memories for an assistant. Given a question and numbered memories, answer with JSON "
+    '{"best": [numbers]}: up to 5 memory numbers, most useful first, that help answer the question.'
+)
+
+
+def _rerank(owner: User, query: str, hits: list[Hit], model: str, result: Recall) -> list[Hit]:
+    pool = hits[:RERANK_POOL]
+    listing = "\n".join(f"[{i}] {hit.drawer.content[:800]}" for i, hit in enumerate(pool, start=1))
+    completion = providers.chat(
+        owner_id=owner.pk, source=UsageRecord.Source.RERANK, json_mode=True, model=model or None,
+        timeout=settings.RERANK_TIMEOUT,
+        messages=[{"role": "system", "content": RERANK_PROMPT},
+                  {"role": "user", "content": f"Question: {query}\n\nMemories:\n{listing}"}],
+    )  # fmt: skip
+    if completion is None:
+        result.rerank = {"used": False, "error": "the rerank model failed or timed out; fused order kept"}
+        return hits
+    try:
+        picks = json.loads(completion.text)["best"]
+        order = [int(p) for p in picks if 1 <= int(p) <= len(pool)]
+    except (ValueError, KeyError, TypeError):
+        result.rerank = {"used": False, "error": "the rerank model's answer was not readable; fused order kept"}
+        return hits
+    order = list(dict.fromkeys(order))[:RERANK_PICKS]
+    for hit in pool:
+        hit.signals["rerank"] = 0.0
+    promoted = [pool[i - 1] for i in order]
+    for position, hit in enumerate(promoted):
+        hit.signals["rerank"] = round(1.0 - position / RERANK_PICKS, 6)
+    rest = [hit for hit in hits if hit not in promoted]
+    result.rerank = {"used": True, "model": completion.model, "picked": len(promoted)}
+    return [*promoted, *rest]
+
+
+def _quote(text: str) -> str:
+    return text.strip()
+
+
+def render_block(hits: list[Hit], tz: ZoneInfo) -> str:
+    """`<memory_context>` with each drawer's pointer, date, speaker and verbatim text; "" when empty."""
+    if not hits:
+        return ""
+    lines = ["<memory_context>"]
+    for hit in hits:
+        drawer = hit.drawer
+        when = drawer.occurred_at.astimezone(tz).strftime("%Y-%m-%d %a")
+        lines.append(f"{drawer.aaak} [{when}] {drawer.role}: {_quote(drawer.content)}")
+        partner = hit.partner
+        if partner is not None:
+            text = _quote(partner.content)
+            if len(text) > PARTNER_CHARS:
+                text = text[:PARTNER_CHARS].rstrip() + f"… (full text: {partner.aaak})"
+            lines.append(f"  ↳ {partner.aaak} {partner.role}: {text}")
+    lines.append("</memory_context>")
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""Dates in a query, read against a reference time in the owner's timezone.
+
+`parse(query, reference)` returns the time the query is about — a window `[start, end)` such as
+"last Saturday" (that whole day in the owner's timezone), "two weeks ago" (that week, give or take),
+"in March" (the latest March not after the reference) — or a recency cue ("latest", "currently",
+"these days") when the query wants the newest memories, or None for a time-neutral query, which then
+gets no temporal effect at all.
+
+Drawers are scored on when the thing happened (`Drawer.occurred_at`: the turn's own time, or its
+conversation's start), never on when Loci recorded it (`created_at`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]  # fmt: skip
+_MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2, "couple of": 2,
+    "a few": 3, "few": 3, "several": 4,
+}  # fmt: skip
+_NUMBER = r"(\d+|a couple of|a couple|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_DAY = "|".join(_DAYS)
+_MONTH = "|".join([*_MONTHS, *_MONTH_ABBR])
+
+_AGO = re.compile(rf"\b{_NUMBER}\s+(day|week|month|year)s?\s+(?:ago|back|before now)\b", re.I)
+_PAST_N = re.compile(rf"\b(?:past|last|previous)\s+{_NUMBER}\s+(day|week|month|year)s?\b", re.I)
+_LAST_DAY = re.compile(rf"\b(last|this|past|on)\s+({_DAY})\b", re.I)
+_LAST_UNIT = re.compile(r"\b(last|this|past|previous)\s+(week|weekend|month|year)\b", re.I)
+_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I)
+_IN_MONTH = re.compile(rf"\b(?:in|during|since|back in|of|early|late|mid)\s+({_MONTH})\b(?:\s+(\d{{4}}))?", re.I)
+_ISO = re.compile(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b")
+_YEAR = re.compile(r"\bin\s+((?:19|20)\d{2})\b", re.I)
+_SIMPLE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|the day before yesterday)\b", re.I)
+_RECENCY = re.compile(
+    r"\b(latest|most recent(?:ly)?|recently|currently|current|nowadays|these days|right now|now|lately|"
+    r"still|anymore|any more|so far|at the moment|updated?|newest|last time)\b",
+    re.I,
+)
+
+RECENCY_HALF_LIFE_DAYS = 30.0
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    start: datetime
+    end: datetime
+    label: str
+
+    def fit(self, moment: datetime) -> float:
+        """1 inside the window, falling off outside it over a distance of the window's own width
+        (at least a day): a day off from "last Saturday" still counts for something, a month does not."""
+        if self.start <= moment < self.end:
+            return 1.0
+        distance = (self.start - moment) if moment < self.start else (moment - self.end)
+        scale = max(self.end - self.start, timedelta(days=1))
+        return math.exp(-distance / scale)
+
+
+@dataclass(frozen=True)
+class Recency:
+    reference: datetime
+    label: str
+
+    def fit(self, moment: datetime) -> float:
+        """Newer is better: halves every RECENCY_HALF_LIFE_DAYS before the reference time."""
+        age_days = max((self.reference - moment).total_seconds() / 86400, 0.0)
+        return 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+
+
+def _day(local: date, tz: ZoneInfo, days: int = 1) -> tuple[datetime, datetime]:
+    start = datetime.combine(local, time.min, tzinfo=tz)
+    return start, datetime.combine(local + timedelta(days=days), time.min, tzinfo=tz)
+
+
+def _month(year: int, month: int, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    start = datetime(year, month, 1, tzinfo=tz)
+    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=tz)
+    return start, end
+
+
+def _month_number(word: str) -> int:
+    word = word.lower().rstrip(".")
+    return _MONTHS.index(word) + 1 if word in _MONTHS else _MONTH_ABBR[word[:4] if word == "sept" else word[:3]]
+
+
+def _latest_month(month: int, today: date) -> int:
+    """The year of the latest such month not after today ("in March", asked in May 2024 → 2024)."""
+    return today.year if month <= today.month else today.year - 1
+
+
+def _span(unit: str, count: int) -> timedelta:
+    return {"day": timedelta(days=count), "week": timedelta(weeks=count), "month": timedelta(days=30 * count),
+            "year": timedelta(days=365 * count)}[unit]  # fmt: skip
+
+
+def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWindow | Recency | None:
+    """The first date expression the query holds, as a window in the owner's timezone; else a recency
+    cue; else None."""
+    tz = ZoneInfo(timezone_name)
+    now = reference.astimezone(tz)
+    today = now.date()
+    text = query.lower()
+
+    if match := _SIMPLE.search(text):
+        word = match.group(1)
+        offset = {"yesterday": 1, "last night": 1, "the day before yesterday": 2}.get(word, 0)
+        return TimeWindow(*_day(today - timedelta(days=offset), tz), word)
+    if match := _AGO.search(text):
+        count, unit = _NUMBERS.get(match.group(1), None) or int(match.group(1)), match.group(2).lower()
+        centre = now - _span(unit, count)
+        # "two weeks ago" is that week, give or take; "3 days ago" that day.
+        half = {"day": timedelta(hours=12), "week": timedelta(days=4), "month": timedelta(days=15),
+                "year": timedelta(days=182)}[unit]  # fmt: skip
+        if unit == "day":
+            return TimeWindow(*_day(centre.date(), tz), match.group(0))
+        return TimeWindow(centre - half, centre + half, match.group(0))
+    if match := _PAST_N.search(text):
+        count, unit = _NUMBERS.get(match.group(1), None) or int(match.group(1)), match.group(2).lower()
+        return TimeWindow(now - _span(unit, count), now, match.group(0))
+    if match := _LAST_DAY.search(text):
+        which, weekday = match.group(1).lower(), _DAYS.index(match.group(2).lower())
+        back = (today.weekday() - weekday) % 7
+        if which in ("last", "past") and back == 0:
+            back = 7  # "last Saturday" asked on a Saturday is a week ago
+        return TimeWindow(*_day(today - timedelta(days=back), tz), match.group(0))
+    if match := _LAST_UNIT.search(text):
+        which, unit = match.group(1).lower(), match.group(2).lower()
+        this = which == "this"
+        if unit in ("week", "weekend"):
+            monday = today - timedelta(days=today.weekday()) - timedelta(weeks=0 if this else 1)
+            if unit == "weekend":
+                return TimeWindow(*_day(monday + timedelta(days=5), tz, days=2), match.group(0))
+            return TimeWindow(*_day(monday, tz, days=7), match.group(0))
+        if unit == "month":
+            year, month = (today.year, today.month) if this else (
+                (today.year, today.month - 1) if today.month > 1 else (today.year - 1, 12))  # fmt: skip
+            return TimeWindow(*_month(year, month, tz), match.group(0))
+        year = today.year if this else today.year - 1
+        return TimeWindow(datetime(year, 1, 1, tzinfo=tz), datetime(year + 1, 1, 1, tzinfo=tz), match.group(0))
+    if match := _ISO.search(text):
+        try:
+            day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        except ValueError:
+            day = None
+        if day is not None:
+            return TimeWindow(*_day(day, tz), match.group(0))
+    for pattern, day_group, month_group in ((_MONTH_DAY, 2, 1), (_DAY_MONTH, 1, 2)):
+        if match := pattern.search(text):
+            month = _month_number(match.group(month_group))
+            year = int(match.group(3)) if match.group(3) else _latest_month(month, today)
+            try:
+                day = date(year, month, int(match.group(day_group)))
+            except ValueError:
+                continue
+            if not match.group(3) and day > today:
+                day = day.replace(year=day.year - 1)
+            return TimeWindow(*_day(day, tz), match.group(0))
+    if match := _IN_MONTH.search(text):
+        month = _month_number(match.group(1))
+        year = int(match.group(2)) if match.group(2) else _latest_month(month, today)
+        return TimeWindow(*_month(year, month, tz), match.group(0))
+    if match := _YEAR.search(text):
+        year = int(match.group(1))
+        return TimeWindow(datetime(year, 1, 1, tzinfo=tz), datetime(year + 1, 1, 1, tzinfo=tz), match.group(0))
+    if match := _RECENCY.search(text):
+        return Recency(now, match.group(1).lower())
+    return None

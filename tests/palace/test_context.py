@@ -1,0 +1,158 @@
+"""Context assembly: layers gathered, duplicates dropped, the token budget kept, and degraded modes with
+Redis really stopped and the embedder really failing."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from episodic import providers
+from episodic.models import Episode
+from episodic.services import episode_store
+from ledger.services import working_memory_merge
+from memory_site import embedded
+from memory_site.redis_client import get_redis
+from palace.assembly import assemble
+from tests.conftest import Personas
+from tests.palace.recall_data import mine
+
+pytestmark = pytest.mark.django_db
+
+MARCH = datetime(2024, 3, 1, 12, tzinfo=UTC)
+LISBON = "My sister Anna is flying to Lisbon next week for a conference."
+
+
+def _memories(personas: Personas) -> None:
+    owner = personas.owner.user
+    mine(owner, "trip", [
+        {"role": "user", "content": LISBON},
+        {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
+    ], MARCH)  # fmt: skip
+    mine(owner, "garden", [{"role": "user", "content": "The tomatoes in the garden need staking before June."}], MARCH)
+    episode_store(owner=owner, agent=personas.owner.agent, conversation_id="trip",
+                  summary="Anna travels to Lisbon for a conference; the user asked about flights.",
+                  occurred_at=MARCH)  # fmt: skip
+
+
+def test_every_layer_in_one_block_with_sources(personas: Personas, api: APIClient) -> None:
+    _memories(personas)
+    working_memory_merge(owner_id=personas.owner.user.pk, conversation_id="live",
+                         fields={"task": "plan Anna's airport pickup"})  # fmt: skip
+    answer = api.post("/api/v1/context", {"query": "When does Anna fly to Lisbon?", "conversation_id": "live"},
+                      format="json", **personas.owner.headers)  # fmt: skip
+    assert answer.status_code == 200
+    body = answer.json()
+    sources = {p["source"] for p in body["pieces"]}
+    assert {"working_memory", "episodes", "drawers"} <= sources
+    assert body["degraded"] == [] and body["tokens"] <= body["token_budget"]
+    assert body["memory_context"].startswith("<memory_context>") and LISBON in body["memory_context"]
+    assert "[working memory] task: plan Anna's airport pickup" in body["memory_context"]
+
+
+def test_the_same_text_in_two_layers_is_kept_once(personas: Personas) -> None:
+    _memories(personas)
+    owner = personas.owner.user
+    working_memory_merge(owner_id=owner.pk, conversation_id="live", fields={"note": LISBON})
+    result = assemble(owner=owner, agent=personas.owner.agent, query="Anna Lisbon conference", conversation_id="live",
+                      token_budget=2000)  # fmt: skip
+    carrying = [p for p in result.pieces if LISBON.casefold() in p.text.casefold()]
+    assert len(carrying) == 1 and result.dropped["duplicates"] >= 1
+
+
+def test_near_duplicates_by_cosine_are_kept_once(personas: Personas) -> None:
+    owner = personas.owner.user
+    mine(owner, "c1", [{"role": "user", "content": "Anna flies to Lisbon on Tuesday for the conference."}], MARCH)
+    episode_store(owner=owner, agent=personas.owner.agent, conversation_id="c1",
+                  summary="Anna flies to Lisbon on Tuesday, for the conference.", occurred_at=MARCH)  # fmt: skip
+    result = assemble(owner=owner, agent=None, query="Anna Lisbon", token_budget=2000)
+    assert len([p for p in result.pieces if "Lisbon on Tuesday" in p.text]) == 1
+    assert result.dropped["duplicates"] == 1
+
+
+NOTES = [
+    "The Lisbon hotel serves breakfast from seven on the rooftop.",
+    "Our Lisbon hotel room faces the river and the bridge.",
+    "Breakfast at the hotel includes custard tarts and strong coffee.",
+    "The hotel in Lisbon charges a city tax of two euros a night.",
+    "Tram 28 stops right outside the hotel entrance.",
+    "Checkout from the Lisbon hotel is at eleven, late checkout costs extra.",
+    "The hotel gym in Lisbon opens at six in the morning.",
+    "We booked the Lisbon hotel through a travel agent in March.",
+    "The hotel concierge recommended a fado bar in Alfama.",
+    "Parking near the Lisbon hotel is expensive, so we take taxis.",
+]
+
+
+@pytest.mark.parametrize("budget", [60, 90, 150])
+def test_the_token_budget_is_never_exceeded(personas: Personas, budget: int) -> None:
+    owner = personas.owner.user
+    for index, text in enumerate(NOTES):
+        mine(owner, f"c{index}", [{"role": "user", "content": text}], MARCH)
+    result = assemble(owner=owner, agent=None, query="Lisbon hotel breakfast", token_budget=budget, per_layer=10)
+    count = providers.get_embedder().count_tokens  # type: ignore[attr-defined]
+    assert result.pieces and result.dropped["over_budget"] > 0
+    assert count([result.memory_context])[0] <= budget and result.tokens <= budget
+    assert result.token_counter == "all-MiniLM-L6-v2 word pieces"
+
+
+@pytest.fixture
+def own_redis() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="loci-ctx-") as folder:
+        state = Path(folder)
+        url = embedded.start_redis(state)
+        get_redis.cache_clear()
+        try:
+            with override_settings(REDIS_URL=url):
+                yield state
+        finally:
+            embedded.stop_redis(state)
+            get_redis.cache_clear()
+
+
+def test_with_redis_down_working_memory_is_left_out_and_said(
+    personas: Personas, api: APIClient, own_redis: Path
+) -> None:
+    _memories(personas)
+    working_memory_merge(owner_id=personas.owner.user.pk, conversation_id="live", fields={"task": "pickup"})
+    embedded.stop_redis(own_redis)
+    answer = api.post("/api/v1/context", {"query": "Anna Lisbon", "conversation_id": "live"}, format="json",
+                      **personas.owner.headers)  # fmt: skip
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["degraded"] == ["working_memory"]
+    assert "drawers" in {p["source"] for p in body["pieces"]} and "pickup" not in body["memory_context"]
+
+
+def test_with_the_embedder_down_it_searches_by_keywords(
+    personas: Personas, api: APIClient, failing_embedder: Any
+) -> None:
+    owner = personas.owner.user
+    mine(owner, "trip", [{"role": "user", "content": LISBON}], MARCH)  # stored without an embedding
+    answer = api.post("/api/v1/context", {"query": "Lisbon conference"}, format="json", **personas.owner.headers)
+    body = answer.json()
+    assert answer.status_code == 200 and body["degraded"] == ["semantic"]
+    assert LISBON in body["memory_context"]
+    assert body["token_counter"] == "estimate: 4 characters per token"
+
+
+def test_an_outsider_gets_nothing_of_the_owners(personas: Personas, api: APIClient) -> None:
+    _memories(personas)
+    answer = api.post("/api/v1/context", {"query": "Anna Lisbon"}, format="json", **personas.outsider.headers)
+    assert answer.json()["pieces"] == [] and answer.json()["memory_context"] == ""
+    assert Episode.objects.filter(owner=personas.owner.user).count() == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"query": "x", "token_budget": 10}, {"query": "x", "layers": ["nope"]}, {"query": "x", "per_layer": 0}],
+)
+def test_bad_context_input_is_a_400(personas: Personas, api: APIClient, body: dict[str, Any]) -> None:
+    answer = api.post("/api/v1/context", body, format="json", **personas.owner.headers)
+    assert answer.status_code == 400 and set(answer.json()) == {"message", "extra"}

@@ -1,0 +1,252 @@
+"""Recall: each signal on crafted data, fusion, the block, the switches, isolation, rerank and the API."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from accounts.models import MemorySettings, UsageRecord
+from accounts.services import agent_update
+from palace.models import Drawer
+from palace.recall import SIGNALS, recall
+from tests.conftest import Personas
+from tests.factories import make_user
+from tests.palace.recall_data import mine, set_vector, unit
+
+pytestmark = pytest.mark.django_db
+
+MARCH = datetime(2024, 3, 1, 12, tzinfo=UTC)
+
+
+def test_a_drawer_only_the_keyword_signal_finds(personas: Personas) -> None:
+    owner = personas.owner.user
+    found, other = mine(owner, "c1", [
+        {"role": "user", "content": "The Zeppelin museum in Friedrichshafen opens at nine."},
+        {"role": "assistant", "content": "Noted, an early start then."},
+    ], MARCH)  # fmt: skip
+    set_vector(found, None)  # the vector search cannot see it
+    set_vector(other, unit((1, 1.0)))
+    result = recall(owner=owner, query="zeppelin museum opening", vector=unit((0, 1.0)))
+    assert [h.drawer.pk for h in result.hits] == [found.pk]
+    assert result.hits[0].signals["keyword"] == 1.0 and result.hits[0].signals["semantic"] == 0.0
+
+
+def test_a_drawer_only_the_vector_finds(personas: Personas) -> None:
+    owner = personas.owner.user
+    meaning, unrelated = mine(owner, "c1", [
+        {"role": "user", "content": "Our dog chewed the sofa again."},
+        {"role": "user", "content": "Taxes are due in April."},
+    ], MARCH)  # fmt: skip
+    set_vector(meaning, unit((0, 0.9), (1, 0.1)))
+    set_vector(unrelated, unit((5, 1.0)))
+    result = recall(owner=owner, query="puppy furniture damage", vector=unit((0, 1.0)))
+    assert [h.drawer.pk for h in result.hits] == [meaning.pk]  # no shared word; the unrelated one is not recalled
+    assert result.hits[0].signals["keyword"] == 0.0 and result.hits[0].signals["semantic"] > 0.9
+
+
+@pytest.mark.parametrize(("zone", "expected"), [("Pacific/Auckland", "this-saturday"), ("UTC", "week-before")])
+def test_last_saturday_is_read_in_the_owners_timezone(personas: Personas, zone: str, expected: str) -> None:
+    owner = personas.owner.user
+    MemorySettings.objects.filter(user=owner).update(timezone=zone)
+    # Saturday 9 March 2024 18:00 in Auckland (05:00 UTC), and the Saturday a week before.
+    drawers = {
+        "this-saturday": mine(owner, "this-saturday", [{"role": "user", "content": "We hiked the ridge trail."}],
+                              datetime(2024, 3, 9, 5, tzinfo=UTC))[0],
+        "week-before": mine(owner, "week-before", [{"role": "user", "content": "We hiked the ridge trail."}],
+                            datetime(2024, 3, 2, 5, tzinfo=UTC))[0],
+    }  # fmt: skip
+    for drawer in drawers.values():
+        set_vector(drawer, unit((0, 1.0)))
+    # Reference: Saturday 9 March 12:00 UTC, already Sunday 10 March 01:00 in Auckland.
+    reference = datetime(2024, 3, 9, 12, tzinfo=UTC)
+    result = recall(owner=owner, query="where did we hike last Saturday?", reference_time=reference,
+                    vector=unit((0, 1.0)))  # fmt: skip
+    assert result.when is not None and result.when["expression"] == "last saturday"
+    assert result.hits[0].drawer.pk == drawers[expected].pk
+    assert result.hits[0].signals["temporal"] == 1.0 and result.hits[1].signals["temporal"] < 1.0
+
+
+def test_a_time_neutral_query_gets_no_temporal_effect(personas: Personas) -> None:
+    owner = personas.owner.user
+    for days in (1, 300):
+        drawer = mine(owner, f"c{days}", [{"role": "user", "content": "The ridge trail is steep."}],
+                      MARCH - timedelta(days=days))[0]  # fmt: skip
+        set_vector(drawer, unit((0, 1.0)))
+    result = recall(owner=owner, query="how steep is the ridge trail", reference_time=MARCH, vector=unit((0, 1.0)))
+    assert result.when is None
+    assert [h.signals["temporal"] for h in result.hits] == [0.0, 0.0]
+    assert result.hits[0].score == result.hits[1].score
+
+
+def test_fused_scores_are_the_weighted_signals_in_order(personas: Personas) -> None:
+    owner = personas.owner.user
+    drawers = mine(owner, "c1", [
+        {"role": "user", "content": "I prefer window seats on long flights."},
+        {"role": "assistant", "content": "Window seats it is."},
+        {"role": "user", "content": "Book the flight to Lisbon for May."},
+        {"role": "assistant", "content": "Flights to Lisbon in May are cheaper midweek."},
+    ], MARCH)  # fmt: skip
+    for index, drawer in enumerate(drawers):
+        set_vector(drawer, unit((0, 1.0), (index + 1, 0.3 * index)))
+    result = recall(owner=owner, query="flight seats", top_k=5, vector=unit((0, 1.0)))
+    assert result.hits
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+    weights = settings.RECALL_WEIGHTS
+    for hit in result.hits:
+        assert set(hit.signals) == set(SIGNALS)
+        assert hit.score == pytest.approx(sum(weights[s] * hit.signals[s] for s in SIGNALS), abs=1e-5)
+    stated = next(
+        h for h in result.hits if h.drawer.pk == drawers[0].pk or (h.partner and h.partner.pk == drawers[0].pk)
+    )
+    assert stated is not None
+    assert Drawer.objects.get(pk=drawers[0].pk).stated_preference
+
+
+def test_a_question_and_its_answer_are_one_result(personas: Personas) -> None:
+    owner = personas.owner.user
+    question, answer = mine(owner, "c1", [
+        {"role": "user", "content": "What battery fits the efoil?"},
+        {"role": "assistant", "content": "A 12V20Ah pack fits the efoil board."},
+    ], MARCH)  # fmt: skip
+    set_vector(question, unit((0, 1.0)))
+    set_vector(answer, unit((0, 0.8), (1, 0.6)))
+    result = recall(owner=owner, query="efoil battery", vector=unit((0, 1.0)))
+    assert len(result.hits) == 1
+    assert result.hits[0].drawer.pk == question.pk and result.hits[0].partner is not None
+    assert result.hits[0].partner.pk == answer.pk
+    # Both quoted verbatim in the block, each with its pointer and date.
+    assert question.content in result.memory_context and answer.content in result.memory_context
+    assert question.aaak in result.memory_context and "2024-03-01" in result.memory_context
+
+
+def test_nothing_recalled_means_no_block_at_all(personas: Personas) -> None:
+    owner = personas.owner.user
+    assert recall(owner=owner, query="anything at all").memory_context == ""
+    drawer = mine(owner, "c1", [{"role": "user", "content": "Tomatoes need full sun."}], MARCH)[0]
+    set_vector(drawer, unit((3, 1.0)))
+    result = recall(owner=owner, query="quarterly revenue", vector=unit((0, 1.0)))
+    assert result.hits == [] and result.memory_context == ""
+
+
+def test_recall_disabled_agents_and_opted_out_owners_get_an_empty_block(personas: Personas, api: APIClient) -> None:
+    owner = personas.owner.user
+    mine(owner, "c1", [{"role": "user", "content": "The garage code is 4512."}], MARCH)
+    body = {"query": "garage code"}
+    assert api.post("/api/v1/recall", body, format="json", **personas.owner.headers).json()["results"]
+    agent_update(agent=personas.owner.agent, config={"recall_disabled": True})
+    answer = api.post("/api/v1/recall", body, format="json", **personas.owner.headers).json()
+    assert (answer["results"], answer["memory_context"], answer["skipped"]) == ([], "", "recall_disabled")
+    # The teammate (another agent of the same owner) still recalls.
+    assert api.post("/api/v1/recall", body, format="json", **personas.teammate.headers).json()["results"]
+    MemorySettings.objects.filter(user=owner).update(enabled=False)
+    answer = api.post("/api/v1/recall", body, format="json", **personas.teammate.headers).json()
+    assert (answer["results"], answer["memory_context"], answer["skipped"]) == ([], "", "memory_disabled")
+
+
+def test_a_small_owner_among_large_ones_still_gets_k_results(personas: Personas) -> None:
+    small = personas.owner.user
+    for index in range(8):
+        set_vector(mine(small, f"s{index}", [{"role": "user", "content": f"note {index}"}], MARCH)[0],
+                   unit((0, 1.0), (1 + index, 0.5)))  # fmt: skip
+    big = make_user("big")
+    template = mine(big, "big", [{"role": "user", "content": "filler"}], MARCH)[0]
+    rng = random.Random(7)
+    # 3,000 rows of another owner, all closer to the query than any of the small owner's.
+    Drawer.objects.bulk_create(
+        Drawer(owner=big, room_id=template.room_id, closet_id=template.closet_id, conversation_id=template.conversation_id,
+               turn_index=1 + i, number=1 + i + 1, role="user", content=f"filler {i}", occurred_at=MARCH,
+               aaak=f"§ W-001/R-01/D-{i + 2:03d}", embedding=unit((0, 1.0), (100 + rng.randrange(200), 0.1)))
+        for i in range(3000)
+    )  # fmt: skip
+    with override_settings(RECALL_CANDIDATES=10):
+        result = recall(owner=small, query="unrelated words", top_k=5, vector=unit((0, 1.0)))
+    assert len(result.hits) == 5
+    assert all(h.drawer.owner_id == small.pk for h in result.hits)
+
+
+def test_an_outsider_never_sees_the_owners_drawers(personas: Personas, api: APIClient) -> None:
+    mine(personas.owner.user, "c1", [{"role": "user", "content": "My passport number ends in 881."}], MARCH)
+    answer = api.post("/api/v1/recall", {"query": "passport number"}, format="json", **personas.outsider.headers)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["results"] == [] and body["memory_context"] == "" and "881" not in answer.content.decode()
+    assert set(body) == {"query", "top_k", "reference_time", "when", "results", "memory_context", "skipped",
+                         "degraded", "weights", "rerank", "timings_ms"}  # fmt: skip
+
+
+def test_recall_through_the_api_with_the_default_embedder(personas: Personas, api: APIClient) -> None:
+    owner = personas.owner.user
+    mine(owner, "trip", [
+        {"role": "user", "content": "My sister Anna is flying to Lisbon next week for a conference."},
+        {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
+    ], MARCH)  # fmt: skip
+    mine(owner, "garden", [{"role": "user", "content": "The tomatoes in the garden need staking."}], MARCH)
+    answer = api.post("/api/v1/recall", {"query": "When is Anna travelling to Portugal?", "top_k": 3},
+                      format="json", **personas.owner.headers)  # fmt: skip
+    assert answer.status_code == 200
+    body = answer.json()
+    first = body["results"][0]
+    assert first["conversation_id"] == "trip" and first["pointer"].startswith("§ W-")
+    assert first["room"]["number"] >= 1 and first["wing"]["name"]
+    assert set(first["signals"]) == set(SIGNALS) and first["partner"]["role"] == "assistant"
+    assert body["memory_context"].startswith("<memory_context>") and "Anna is flying" in body["memory_context"]
+    assert UsageRecord.objects.filter(owner=owner, source="memory_embed").exists()  # the query was embedded
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"query": ""},
+        {"query": "x", "top_k": 0},
+        {"query": "x", "top_k": 51},
+        {"query": "x", "since": "2024-03-02T00:00:00Z", "until": "2024-03-01T00:00:00Z"},
+        {"query": "x", "agent": "not-a-uuid"},
+        {"query": ["x"]},
+    ],
+)
+def test_bad_recall_input_is_a_400_in_the_envelope(personas: Personas, api: APIClient, body: dict[str, Any]) -> None:
+    answer = api.post("/api/v1/recall", body, format="json", **personas.owner.headers)
+    assert answer.status_code == 400
+    assert set(answer.json()) == {"message", "extra"}
+
+
+def _rerank_setup(personas: Personas, use_providers: Any, stub_openai: str, **extra: Any) -> list[Drawer]:
+    use_providers(LLM_MODEL="stub-reader", OPENAI_BASE_URL=stub_openai, **extra)
+    owner = personas.owner.user
+    MemorySettings.objects.filter(user=owner).update(use_rerank=True, rerank_model="stub-reranker")
+    drawers = []
+    for index, text in enumerate(["Airships fly slowly.", "Balloons rise with hot air.", "A zeppelin is rigid."]):
+        drawer = mine(owner, f"c{index}", [{"role": "user", "content": text}], MARCH)[0]
+        set_vector(drawer, unit((0, 1.0), (1, 0.2 * index)))  # the zeppelin drawer is the least similar
+        drawers.append(drawer)
+    return drawers
+
+
+def test_rerank_promotes_the_readers_choice(personas: Personas, use_providers: Any, stub_openai: str) -> None:
+    drawers = _rerank_setup(personas, use_providers, stub_openai)
+    owner = personas.owner.user
+    result = recall(owner=owner, query="tell me about lighter-than-air craft", vector=unit((0, 1.0)))
+    assert result.rerank["used"] is True
+    assert result.hits[0].drawer.pk == drawers[2].pk and result.hits[0].signals["rerank"] == 1.0
+    assert result.hits[1].signals["rerank"] == 0.0
+    usage = UsageRecord.objects.get(owner=owner, source="memory_rerank")
+    assert usage.model == "stub-reranker" and usage.succeeded
+
+
+@pytest.mark.parametrize("marker", ["(garbage)", "(slow)"])
+def test_a_failed_rerank_keeps_the_fused_order_and_says_so(
+    personas: Personas, use_providers: Any, stub_openai: str, marker: str
+) -> None:
+    drawers = _rerank_setup(personas, use_providers, stub_openai, RERANK_TIMEOUT=1)
+    result = recall(owner=personas.owner.user, query=f"lighter-than-air craft {marker}", vector=unit((0, 1.0)))
+    assert result.rerank["used"] is False and "fused order kept" in result.rerank["error"]
+    assert [h.drawer.pk for h in result.hits] == [d.pk for d in drawers]
+    assert all("rerank" not in h.signals for h in result.hits)
