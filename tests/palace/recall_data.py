@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.models import User
 
@@ -29,7 +29,8 @@ def unit(*weights: tuple[int, float]) -> list[float]:
 def mine(owner: User, conversation_id: str, turns: list[dict[str, Any]], at: datetime | None = None) -> list[Drawer]:
     MemorySettings.objects.filter(user=owner).update(auto_mine=False)  # mined right here, not by a worker
     services.conversation_create(owner=owner, agent=None, external_id=conversation_id, complete=True,
-                                 turns=[{"timestamp": at, **t} for t in turns], started_at=at)  # fmt: skip
+                                 turns=cast(list[services.TurnInput], [{"timestamp": at, **t} for t in turns]),
+                                 started_at=at)  # fmt: skip
     services.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id=conversation_id))
     return list(Drawer.objects.filter(owner=owner, conversation__external_id=conversation_id).order_by("turn_index"))
 
