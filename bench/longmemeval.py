@@ -96,16 +96,27 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
     sessions = list(zip(question["haystack_session_ids"], question["haystack_sessions"], strict=True))
     dates = question.get("haystack_dates") or [None] * len(sessions)
     total_turns = sum(1 for _, s in sessions for t in s if str(t.get("content") or "").strip())
+    # A haystack may hold the same session twice (on two dates): each copy is a conversation of its
+    # own, and rankings name it by its session id.
+    external_ids: list[str] = []
+    session_of: dict[str, str] = {}
+    for sid, _ in sessions:
+        external = str(sid)[:240]
+        copies = sum(1 for e in external_ids if session_of[e] == str(sid))
+        if copies:
+            external = f"{external}~{copies + 1}"
+        external_ids.append(external)
+        session_of[external] = str(sid)
     existing = User.objects.filter(username=owner_name).first()
     if existing is not None:
         if reuse and Drawer.objects.filter(owner=existing).count() == total_turns:
-            return {"owner": existing, "reused": True, "turns": total_turns, "seconds": 0.0}
+            return {"owner": existing, "reused": True, "turns": total_turns, "seconds": 0.0, "sessions": session_of}
         existing.delete()
     started = time.perf_counter()
     owner, _ = user_ensure(username=owner_name)
     # Mined below by the same service the worker runs (no broker round trip in a benchmark).
     MemorySettings.objects.filter(user=owner).update(auto_mine=False)
-    for (sid, session), date in zip(sessions, dates, strict=True):
+    for (_, session), date, external in zip(sessions, dates, external_ids, strict=True):
         when = parse_date(date) if date else None
         turns: list[services.TurnInput] = [
             {"role": t["role"] if t.get("role") in ("user", "assistant", "system", "tool") else "user",
@@ -113,7 +124,7 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
             for t in session if str(t.get("content") or "").strip()
         ]  # fmt: skip
         services.conversation_create(
-            owner=owner, agent=None, external_id=str(sid)[:256], turns=turns, complete=True, started_at=when
+            owner=owner, agent=None, external_id=external, turns=turns, complete=True, started_at=when
         )
     conversations = list(Conversation.objects.filter(owner=owner).order_by("started_at", "pk"))
     for start in range(0, len(conversations), MINE_BATCH):
@@ -123,10 +134,12 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
     print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - started
     assert Turn.objects.filter(conversation__owner=owner).count() == total_turns
-    return {"owner": owner, "reused": False, "turns": total_turns, "seconds": seconds}
+    return {"owner": owner, "reused": False, "turns": total_turns, "seconds": seconds, "sessions": session_of}
 
 
-def rank_sessions(owner: Any, question: dict[str, Any]) -> tuple[list[str], dict[str, float]]:
+def rank_sessions(
+    owner: Any, question: dict[str, Any], session_of: dict[str, str]
+) -> tuple[list[str], dict[str, float]]:
     from palace.models import Conversation
     from palace.recall import recall
 
@@ -139,10 +152,13 @@ def rank_sessions(owner: Any, question: dict[str, Any]) -> tuple[list[str], dict
         for drawer in (hit.drawer, hit.partner):
             if drawer is None:
                 continue
-            sid = drawer.conversation.external_id
+            sid = session_of[drawer.conversation.external_id]
             if sid not in ranked:
                 ranked.append(sid)
-    for sid in Conversation.objects.filter(owner=owner).order_by("-started_at").values_list("external_id", flat=True):
+    newest_first = (
+        Conversation.objects.filter(owner=owner).order_by("-started_at").values_list("external_id", flat=True)
+    )
+    for sid in (session_of[e] for e in newest_first):
         if sid not in ranked:
             ranked.append(sid)
     return ranked, {"recall_ms": round(elapsed, 2), **{f"{k}_ms": v for k, v in result.timings.items()}}
@@ -201,7 +217,7 @@ def run(questions: list[dict[str, Any]], out: Path, reuse: bool) -> int:
                     mined_turns += owners[key]["turns"]
                     mining_seconds += owners[key]["seconds"]
             owner = owners[key]["owner"]
-            ranked, timings = rank_sessions(owner, question)
+            ranked, timings = rank_sessions(owner, question, owners[key]["sessions"])
             row = {
                 "question_id": question["question_id"],
                 "question_type": question.get("question_type", ""),

@@ -81,8 +81,13 @@ def test_scores_of_known_rankings() -> None:
 
 def test_a_whole_run_on_a_tiny_file(tmp_path: Path) -> None:
     data = tmp_path / "tiny.json.gz"
+    # A haystack may hold the same session twice, on two dates.
+    twice = _question("q4", "What wore out?", {"s3": HAYSTACK["s3"], "answer_s1": HAYSTACK["answer_s1"]}, ["s3"])
+    twice["haystack_session_ids"].append("s3")
+    twice["haystack_sessions"].append(HAYSTACK["s3"])
+    twice["haystack_dates"].append("2023/05/28 (Sun) 10:00")
     with gzip.open(data, "wt") as handle:
-        json.dump(QUESTIONS, handle)
+        json.dump([*QUESTIONS, twice], handle)
     out = tmp_path / "out"
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memory_site.settings"}
     assert env.get("DATABASE_URL"), "runs against the test servers' database"
@@ -90,9 +95,10 @@ def test_a_whole_run_on_a_tiny_file(tmp_path: Path) -> None:
                            "--out", str(out)], env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert [r["question_id"] for r in rows] == ["q1", "q2_abs", "q3"]
+    assert [r["question_id"] for r in rows] == ["q1", "q2_abs", "q3", "q4"]
+    assert rows[3]["ranked_session_ids"] == ["s3", "answer_s1"]
     assert rows[0]["ranked_session_ids"][0] == "answer_s1"  # the cat question finds the cat session
     assert sorted(rows[0]["ranked_session_ids"]) == sorted(HAYSTACK)  # a full ranking
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["run"]["owners_mined"] == 2  # q1 and q2_abs share one ingested owner
+    assert summary["run"]["owners_mined"] == 3  # q1 and q2_abs share one ingested owner
     assert "official recall_all" in done.stdout and "MemPalace recall_any" in done.stdout

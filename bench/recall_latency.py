@@ -1,0 +1,201 @@
+"""Recall latency through HTTP: one owner's 100k drawers among up to 1M drawers of other owners.
+
+    .venv/bin/python bench/recall_latency.py [--owner-drawers 100000] [--other-drawers 1000000]
+                                             [--other-owners 10] [--queries 200] [--top-k 5]
+
+Run it with `make run` going (same checkout, same state folder). The first run seeds the bench owners
+(`bench-recall-*`): 3,000 real chat turns of the LongMemEval dev data (user and assistant, cut to 600
+characters) are embedded with the default model, and every drawer is one of them, verbatim, with a
+little noise on its vector (so the vectors cluster like real ones), dated over two years. Rows go in
+with binary COPY, with the drawer HNSW and full-text indexes dropped and rebuilt once after the load
+(build times are printed). Later runs add only what is missing, so `--other-drawers 0` first and
+`--other-drawers 1000000` next measures both sizes.
+
+Then --queries questions of the data set go one at a time through POST /api/v1/recall (embedding the
+query included) and p50/p95/p99 are printed, with the median time of each stage the service reports
+(embed, semantic = HNSW probe, keyword = full-text search, fetch = signals of the candidates, fusion,
+load, render) and the rest (HTTP, authentication, serialisation).
+Targets (issue 7): p95 <= 50 ms at 100k drawers for the owner; <= 100 ms at 1M rows in the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+import urllib.request
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+DATA = BASE_DIR.parent / "shared" / "data" / "longmemeval_s_dev50.json.gz"
+BASE_TEXTS = 3000
+START = datetime(2023, 1, 1, tzinfo=UTC)
+
+INDEXES = {
+    "drawer_embedding_hnsw": "CREATE INDEX IF NOT EXISTS drawer_embedding_hnsw ON palace_drawer "
+    "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
+    "drawer_search_gin": "CREATE INDEX IF NOT EXISTS drawer_search_gin ON palace_drawer USING gin (search_vector)",
+}
+
+
+def setup_django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
+    import django
+
+    django.setup()
+
+
+def _home(owner: Any) -> tuple[Any, Any, Any]:
+    """One conversation, room and closet per bench owner hold its drawers."""
+    from palace.models import Closet, Conversation, Room
+    from palace.services import wing_ensure
+
+    conversation, _ = Conversation.objects.get_or_create(
+        owner=owner, external_id="bench", defaults={"started_at": START, "complete": True}
+    )
+    wing = wing_ensure(owner_id=owner.pk, name="Bench", kind="topic")
+    room, _ = Room.objects.get_or_create(
+        owner=owner, conversation=conversation,
+        defaults={"wing": wing, "number": 1, "title": "bench", "started_at": START, "ended_at": START},
+    )  # fmt: skip
+    closet, _ = Closet.objects.get_or_create(owner=owner, room=room, position=0,
+                                             defaults={"topic": "bench", "slug": "bench"})  # fmt: skip
+    return conversation, room, closet
+
+
+def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value: int) -> int:
+    """Bring the owner to `count` drawers; returns how many were added."""
+    import numpy as np
+    from django.db import connection
+    from pgvector.psycopg import register_vector
+
+    from accounts import services as account_services
+    from palace.models import Drawer
+
+    owner, _ = account_services.user_ensure(username=owner_name)
+    have = Drawer.objects.filter(owner=owner).count()
+    if have >= count:
+        return 0
+    conversation, room, closet = _home(owner)
+    rng = np.random.default_rng(seed_value)
+    connection.ensure_connection()
+    raw = connection.connection
+    register_vector(raw)
+    columns = ["owner_id", "room_id", "closet_id", "conversation_id", "turn_index", "number", "role", "content",
+               "occurred_at", "aaak", "tags", "search_text", "embedding", "embedding_model", "stated_preference",
+               "created_at"]  # fmt: skip
+    types = ["integer", "bigint", "bigint", "uuid", "integer", "integer", "text", "text", "timestamptz", "text",
+             "jsonb", "text", "vector", "text", "boolean", "timestamptz"]  # fmt: skip
+    now = datetime.now(UTC)
+    started = time.perf_counter()
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(f"COPY palace_drawer ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(types)
+        for index in range(have, count):
+            base = index % len(texts)
+            vector = vectors[base] + rng.normal(0, 0.04, vectors.shape[1]).astype(np.float32)
+            vector /= np.linalg.norm(vector)
+            role = "user" if base % 2 == 0 else "assistant"
+            when = START + timedelta(minutes=(index * 7) % (2 * 365 * 24 * 60))
+            copy.write_row([owner.pk, room.pk, closet.pk, conversation.pk, index, index + 1, role, texts[base],
+                            when, f"§ W-001/R-01/D-{index + 1:03d}", "{}", texts[base], vector, "bench", False, now])  # fmt: skip
+            if (index + 1) % 10000 == 0:
+                rate = (index + 1 - have) / (time.perf_counter() - started)
+                print(f"\r  {owner_name}: {index + 1}/{count} ({rate:.0f} rows/s)", end="", flush=True)
+    raw.commit()
+    print(f"\r  {owner_name}: {count}/{count}" + " " * 20)
+    return count - have
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--owner-drawers", type=int, default=100_000)
+    parser.add_argument("--other-drawers", type=int, default=1_000_000, help="in all, across --other-owners")
+    parser.add_argument("--other-owners", type=int, default=10)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--url", default=f"http://127.0.0.1:{os.environ.get('MEMORY_PORT', '8002')}")
+    args = parser.parse_args()
+    setup_django()
+    import numpy as np
+    from django.db import connection
+
+    from accounts import services as account_services
+    from memory_site.lib.embeddings import LocalMiniLMEmbedder
+    from palace.models import Drawer
+
+    records = json.load(gzip.open(DATA))
+    texts = [t["content"][:600] for r in records for s in r["haystack_sessions"] for t in s][:BASE_TEXTS]
+    questions = [r["question"] for r in records]
+    owners = [("bench-recall-main", args.owner_drawers)] + [
+        (f"bench-recall-other-{i}", args.other_drawers // max(args.other_owners, 1)) for i in range(args.other_owners)
+    ]
+    missing = sum(
+        max(0, count - Drawer.objects.filter(owner__username=name).count()) for name, count in owners if count
+    )
+    if missing:
+        print(f"embedding {len(texts)} base texts with the default model…", flush=True)
+        embedder = LocalMiniLMEmbedder()
+        vectors = []
+        for start in range(0, len(texts), 200):
+            vectors += embedder.embed_documents(texts[start : start + 200]).vectors
+            print(f"\r  {min(start + 200, len(texts))}/{len(texts)}", end="", flush=True)
+        print()
+        base_vectors = np.array(vectors, dtype=np.float32)
+        with connection.cursor() as cursor:
+            for name in INDEXES:
+                cursor.execute(f"DROP INDEX IF EXISTS {name}")
+        for position, (name, count) in enumerate(owners):
+            if count:
+                seed(name, count, texts, base_vectors, position)
+        with connection.cursor() as cursor:
+            cursor.execute("SET maintenance_work_mem = '4GB'")
+            cursor.execute("SET max_parallel_maintenance_workers = 2")
+            for name, statement in INDEXES.items():
+                print(f"building {name}…", flush=True)
+                started = time.perf_counter()
+                cursor.execute(statement)
+                print(f"  built in {time.perf_counter() - started:.0f}s", flush=True)
+            cursor.execute("ANALYZE palace_drawer")
+    main_owner = account_services.user_ensure(username=owners[0][0])[0]
+    agent = account_services.agent_ensure(owner=main_owner, name="bench-agent")[0]
+    key = account_services.api_key_issue(agent=agent, name="bench").raw_key
+    print(f"{Drawer.objects.filter(owner=main_owner).count()} drawers for the recalling owner, "
+          f"{Drawer.objects.count()} in the table")  # fmt: skip
+
+    latencies: list[float] = []
+    stages: dict[str, list[float]] = defaultdict(list)
+    empty = 0
+    for index in range(args.queries + 10):
+        body = json.dumps({"query": questions[index % len(questions)], "top_k": args.top_k}).encode()
+        request = urllib.request.Request(f"{args.url}/api/v1/recall", data=body, method="POST",
+                                         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})  # fmt: skip
+        started = time.perf_counter()
+        with urllib.request.urlopen(request) as response:
+            answer = json.load(response)
+        elapsed = (time.perf_counter() - started) * 1000
+        if index >= 10:  # the first ten warm the caches
+            latencies.append(elapsed)
+            empty += not answer["results"]
+            for stage, ms in answer["timings_ms"].items():
+                stages[stage].append(ms)
+            stages["rest (HTTP, auth, serialisation)"].append(elapsed - sum(answer["timings_ms"].values()))
+    latencies.sort()
+    print(f"recall over the API: p50 {statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
+          f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)")  # fmt: skip
+    print("median per stage: " + ", ".join(f"{stage} {statistics.median(ms):.1f} ms" for stage, ms in stages.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
