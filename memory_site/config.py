@@ -167,7 +167,7 @@ def _secret_key(env: _Env, state_dir: Path) -> str:
 
 
 # Recall fuses normalised per-signal scores with these weights (palace/recall.py documents each signal).
-RECALL_WEIGHTS = {"semantic": 1.0, "keyword": 0.5, "temporal": 0.3, "preference": 0.1}
+RECALL_WEIGHTS = {"semantic": 1.0, "keyword": 0.3, "temporal": 0.3, "preference": 0.1}
 
 _DEFAULT_MODELS = {"local": "all-MiniLM-L6-v2-onnx-int8", "openai": "text-embedding-3-small", "hashing": "hashing"}
 _DEFAULT_DIMS = {"local": 384, "openai": 1536, "hashing": 384}
@@ -211,7 +211,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
             "KG_SINGLE_VALUED_PREDICATES",
             ["has_battery", "lives_in", "works_at", "married_to", "has_role", "has_status", "located_in", "uses"],
         ),
-        embedding_max_tokens=env.integer("EMBEDDING_MAX_TOKENS", 256, minimum=16, maximum=512),
+        embedding_max_tokens=env.integer("EMBEDDING_MAX_TOKENS", 128, minimum=16, maximum=512),
         recall_weights={
             signal: env.number(f"RECALL_WEIGHT_{signal.upper()}", default, maximum=10.0)
             for signal, default in RECALL_WEIGHTS.items()

@@ -2,7 +2,19 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, MiningJob, Relation, Room, Turn, Wing
+from palace.models import (
+    ActivityEvent,
+    Closet,
+    Conversation,
+    Drawer,
+    Entity,
+    MiningJob,
+    PreferenceTopic,
+    Relation,
+    Room,
+    Turn,
+    Wing,
+)
 
 
 class TurnInline(admin.TabularInline):
@@ -97,3 +109,14 @@ class ActivityEventAdmin(admin.ModelAdmin):
     search_fields = ["owner__username"]
     raw_id_fields = ["owner"]
     readonly_fields = ["kind", "data", "created_at"]
+
+
+@admin.register(PreferenceTopic)
+class PreferenceTopicAdmin(admin.ModelAdmin):
+    """What recall's preference signal reads: topics per owner, by the conversations that raised them."""
+
+    list_display = ["term", "owner", "rooms", "stated", "updated_at"]
+    search_fields = ["term", "owner__username"]
+    raw_id_fields = ["owner"]
+    readonly_fields = ["rooms", "stated", "updated_at"]
+    ordering = ["-rooms"]

@@ -227,7 +227,6 @@ class PreferenceTopic(models.Model):
     term = models.CharField(max_length=200)
     rooms = models.PositiveIntegerField(default=0, help_text="Conversations whose user turns mention it.")
     stated = models.PositiveIntegerField(default=0, help_text="Times the user stated a preference about it.")
-    last_room = models.ForeignKey(Room, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -235,6 +234,20 @@ class PreferenceTopic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.term} ({self.rooms} rooms)"
+
+
+class PreferenceMention(models.Model):
+    """A room whose user turns mention a topic: `PreferenceTopic.rooms` counts these, so a conversation
+    mined again or appended to is never counted twice."""
+
+    topic = models.ForeignKey(PreferenceTopic, on_delete=models.CASCADE, related_name="mentions")
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["topic", "room"], name="preference_mention_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id} in {self.room_id}"
 
 
 class ActivityEvent(models.Model):

@@ -3,11 +3,12 @@
 Two things feed recall's `preference` signal (0..1 per drawer):
 - **stated**: a user turn that states a preference ("I prefer…", "I love…", "my favourite…", "I usually…")
   is marked on its drawer when it is mined (`Drawer.stated_preference`); such a drawer scores 1.
-- **recurring**: mining counts, per owner, the topics and names of user turns in distinct conversations
-  (`PreferenceTopic.rooms`; a re-mined or appended conversation counts once). A drawer mentioning a
-  term the user raised in several conversations scores min(1, (rooms - 1) / 4), plus 0.25 per stated
-  preference about it. Terms found in more than 30% of the owner's conversations are vocabulary, not
-  preferences, and score 0.
+- **recurring**: mining counts, per owner, the content words and names of user turns in distinct
+  conversations (`PreferenceTopic.rooms`, counted from `PreferenceMention` rows, one per topic and room,
+  so a re-mined or appended conversation counts once). A drawer
+  tagged with such a name, or containing such a word that the query also asks about, scores
+  min(1, (rooms - 1) / 4), plus 0.25 per stated preference about it. Terms found in more than 30% of
+  the owner's conversations (once it has ten) are vocabulary, not preferences, and score 0.
 
 The signal only reorders drawers already found relevant by meaning or words; its weight is a setting.
 """
@@ -21,7 +22,7 @@ from collections.abc import Iterable
 from django.db import connection
 
 from memory_site.lib.text import content_words
-from palace.models import PreferenceTopic, Room
+from palace.models import PreferenceMention, PreferenceTopic, Room
 
 STATED = re.compile(
     r"\bI\s+(?:really\s+|absolutely\s+|do\s+|much\s+|generally\s+)?(?:prefer|love|like|enjoy|adore|hate|dislike|"
@@ -32,6 +33,7 @@ STATED = re.compile(
 )
 TERMS_PER_CONVERSATION = 40
 VOCABULARY_SHARE = 0.3
+MIN_ROOMS_FOR_VOCABULARY = 10  # with fewer conversations, no term is called vocabulary
 
 
 def states_preference(text: str) -> bool:
@@ -54,30 +56,43 @@ def record(*, owner_id: int, room: Room, turns: Iterable[tuple[str, str, dict[st
         mentions.update(terms)
         if states_preference(text):
             stated.update(terms)
-    top = [term for term, _ in mentions.most_common(TERMS_PER_CONVERSATION)]
+    top = sorted(term for term, _ in mentions.most_common(TERMS_PER_CONVERSATION))
     if not top:
         return
+    topics, mentioned = PreferenceTopic._meta.db_table, PreferenceMention._meta.db_table
     with connection.cursor() as cursor:
         cursor.executemany(
             f"""
-            INSERT INTO {PreferenceTopic._meta.db_table} (owner_id, term, rooms, stated, last_room_id, updated_at)
-            VALUES (%s, %s, 1, %s, %s, now())
-            ON CONFLICT (owner_id, term) DO UPDATE SET
-                rooms = {PreferenceTopic._meta.db_table}.rooms
-                    + CASE WHEN {PreferenceTopic._meta.db_table}.last_room_id IS DISTINCT FROM EXCLUDED.last_room_id
-                           THEN 1 ELSE 0 END,
-                stated = {PreferenceTopic._meta.db_table}.stated + EXCLUDED.stated,
-                last_room_id = EXCLUDED.last_room_id,
-                updated_at = now()
+            INSERT INTO {topics} (owner_id, term, rooms, stated, updated_at) VALUES (%s, %s, 0, %s, now())
+            ON CONFLICT (owner_id, term) DO UPDATE SET stated = {topics}.stated + EXCLUDED.stated, updated_at = now()
             """,
-            [(owner_id, term, stated[term], room.pk) for term in sorted(top)],
+            [(owner_id, term, stated[term]) for term in top],
+        )
+        cursor.execute(f"SELECT id FROM {topics} WHERE owner_id = %s AND term = ANY(%s)", [owner_id, top])
+        ids = [row[0] for row in cursor.fetchall()]
+        cursor.executemany(
+            f"INSERT INTO {mentioned} (topic_id, room_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            [(topic_id, room.pk) for topic_id in ids],
+        )
+        cursor.execute(
+            f"UPDATE {topics} SET rooms = (SELECT count(*) FROM {mentioned} m WHERE m.topic_id = {topics}.id) "
+            "WHERE id = ANY(%s)",
+            [ids],
         )
 
 
-def recurring_scores(*, owner_id: int, texts: dict[int, str]) -> dict[int, float]:
-    """The recurring part of the signal for each text (keyed by drawer id)."""
-    words = {pk: {w for w in content_words(text) if len(w) > 2} for pk, text in texts.items()}
-    vocabulary = set().union(*words.values()) if words else set()
+def recurring_scores(
+    *, owner_id: int, query: str, drawers: dict[int, tuple[str, dict[str, list[str]]]]
+) -> dict[int, float]:
+    """The recurring part of the signal for each drawer (id -> (content, tags)): the best weight among
+    the names it is tagged with and the query's words it contains."""
+    query_words = {w for w in content_words(query) if len(w) > 2}
+    terms: dict[int, set[str]] = {}
+    for pk, (content, tags) in drawers.items():
+        lowered = content.lower()
+        names = {value.lower()[:200] for key in ("p", "l", "i", "e") for value in tags.get(key, [])}
+        terms[pk] = names | {w for w in query_words if w in lowered}
+    vocabulary = set().union(*terms.values()) if terms else set()
     if not vocabulary:
         return {}
     total_rooms = Room.objects.filter(owner_id=owner_id).count()
@@ -85,7 +100,7 @@ def recurring_scores(*, owner_id: int, texts: dict[int, str]) -> dict[int, float
     for term, rooms, stated in PreferenceTopic.objects.filter(
         owner_id=owner_id, term__in=vocabulary, rooms__gte=2
     ).values_list("term", "rooms", "stated"):
-        if total_rooms and rooms / total_rooms > VOCABULARY_SHARE:
+        if total_rooms >= MIN_ROOMS_FOR_VOCABULARY and rooms / total_rooms > VOCABULARY_SHARE:
             continue
         weights[term] = min(1.0, (rooms - 1) / 4 + 0.25 * stated)
-    return {pk: max((weights.get(w, 0.0) for w in drawer_words), default=0.0) for pk, drawer_words in words.items()}
+    return {pk: max((weights.get(t, 0.0) for t in drawer_terms), default=0.0) for pk, drawer_terms in terms.items()}

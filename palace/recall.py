@@ -196,7 +196,7 @@ def recall(
         rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
     if tsquery is not None:
         rows_qs = rows_qs.annotate(rank=SearchRank(F("search_vector"), tsquery, cover_density=True))
-    fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "content"]
+    fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "content", "tags"]
     fields += ["distance"] * (vector is not None) + ["rank"] * (tsquery is not None)
     rows = {row["pk"]: row for row in rows_qs.values(*fields)}
     lap("fetch")
@@ -206,7 +206,9 @@ def recall(
     elif isinstance(when, temporal.Recency):
         result.when = {"expression": when.label, "recency": True}
     best_rank = max((float(r.get("rank") or 0.0) for r in rows.values()), default=0.0) or 1.0
-    recurring = preferences.recurring_scores(owner_id=owner.pk, texts={pk: r["content"] for pk, r in rows.items()})
+    recurring = preferences.recurring_scores(
+        owner_id=owner.pk, query=query, drawers={pk: (r["content"], r["tags"] or {}) for pk, r in rows.items()}
+    )
     scored: list[tuple[float, dict[str, float], dict[str, Any]]] = []
     for pk, row in rows.items():
         distance = row.get("distance")

@@ -42,6 +42,7 @@ def operator() -> Client:
         "palace/entity",
         "palace/relation",
         "palace/activityevent",
+        "palace/preferencetopic",
     ],
 )
 def test_every_operator_page_renders(operator: Client, personas: Personas, page: str) -> None:

@@ -13,7 +13,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
 from accounts.services import agent_update
-from palace.models import Drawer
+from palace import services
+from palace.models import Conversation, Drawer, PreferenceTopic
 from palace.recall import SIGNALS, recall
 from tests.conftest import Personas
 from tests.factories import make_user
@@ -250,3 +251,29 @@ def test_a_failed_rerank_keeps_the_fused_order_and_says_so(
     assert result.rerank["used"] is False and "fused order kept" in result.rerank["error"]
     assert [h.drawer.pk for h in result.hits] == [d.pk for d in drawers]
     assert all("rerank" not in h.signals for h in result.hits)
+
+
+def test_topics_the_user_keeps_returning_to_and_stated_preferences_boost(personas: Personas) -> None:
+    owner = personas.owner.user
+    for index in range(3):
+        mine(owner, f"bread-{index}", [{"role": "user", "content": f"Baked sourdough again, loaf number {index}."}],
+             MARCH + timedelta(days=index))  # fmt: skip
+    stated = mine(owner, "likes", [{"role": "user", "content": "I love rye bread more than anything."}], MARCH)[0]
+    once = mine(owner, "once", [{"role": "user", "content": "Tried focaccia once, too oily."}], MARCH)[0]
+    topic = PreferenceTopic.objects.get(owner=owner, term="sourdough")
+    assert topic.rooms == 3
+    # Appending to a conversation already counted does not count it again.
+    services.conversation_append(owner=owner, external_id="bread-0",
+                                 turns=[{"role": "user", "content": "More sourdough talk."}])  # fmt: skip
+    services.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id="bread-0"))
+    topic.refresh_from_db()
+    assert topic.rooms == 3
+    everything = Drawer.objects.filter(owner=owner)
+    for drawer in everything:
+        set_vector(drawer, unit((0, 1.0)))
+    result = recall(owner=owner, query="what sourdough, focaccia or rye did I bake", top_k=10, vector=unit((0, 1.0)))
+    preference = {h.drawer.pk: h.signals["preference"] for h in result.hits}
+    assert preference[stated.pk] == 1.0  # a stated preference
+    assert preference[once.pk] == 0.0  # focaccia came up in one conversation only: not a topic
+    sourdough = [h for h in result.hits if "sourdough" in h.drawer.content.lower()]
+    assert sourdough and all(h.signals["preference"] == 0.5 for h in sourdough)  # three rooms: (3 - 1) / 4
