@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from django.contrib.auth.models import User
 
-from accounts.models import MemorySettings
+from accounts.models import Agent, MemorySettings
 from palace import services
 from palace.models import Conversation, Drawer
 
@@ -26,9 +26,15 @@ def unit(*weights: tuple[int, float]) -> list[float]:
     return [v / norm for v in vector]
 
 
-def mine(owner: User, conversation_id: str, turns: list[dict[str, Any]], at: datetime | None = None) -> list[Drawer]:
+def mine(
+    owner: User,
+    conversation_id: str,
+    turns: list[dict[str, Any]],
+    at: datetime | None = None,
+    agent: Agent | None = None,
+) -> list[Drawer]:
     MemorySettings.objects.filter(user=owner).update(auto_mine=False)  # mined right here, not by a worker
-    services.conversation_create(owner=owner, agent=None, external_id=conversation_id, complete=True,
+    services.conversation_create(owner=owner, agent=agent, external_id=conversation_id, complete=True,
                                  turns=cast(list[services.TurnInput], [{"timestamp": at, **t} for t in turns]),
                                  started_at=at)  # fmt: skip
     services.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id=conversation_id))

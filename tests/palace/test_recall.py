@@ -277,3 +277,23 @@ def test_topics_the_user_keeps_returning_to_and_stated_preferences_boost(persona
     assert preference[once.pk] == 0.0  # focaccia came up in one conversation only: not a topic
     sourdough = [h for h in result.hits if "sourdough" in h.drawer.content.lower()]
     assert sourdough and all(h.signals["preference"] == 0.5 for h in sourdough)  # three rooms: (3 - 1) / 4
+
+
+def test_filters_narrow_recall_to_a_wing_room_agent_or_time(personas: Personas, api: APIClient) -> None:
+    owner = personas.owner.user
+    early = mine(owner, "early", [{"role": "user", "content": "The Heron project needs a new battery."}], MARCH)[0]
+    late = mine(owner, "late", [{"role": "user", "content": "The Osprey project needs a new battery."}],
+                MARCH + timedelta(days=30), agent=personas.owner.agent)[0]  # fmt: skip
+
+    def recalled(**filters: Any) -> list[str]:
+        answer = api.post("/api/v1/recall", {"query": "battery", **filters}, format="json", **personas.owner.headers)
+        assert answer.status_code == 200, answer.json()
+        return [r["conversation_id"] for r in answer.json()["results"]]
+
+    assert sorted(recalled()) == ["early", "late"]
+    assert recalled(room=late.room_id) == ["late"]
+    assert recalled(wing=early.room.wing_id) == ["early"]
+    assert recalled(since=(MARCH + timedelta(days=1)).isoformat()) == ["late"]
+    assert recalled(until=(MARCH + timedelta(days=1)).isoformat()) == ["early"]
+    assert recalled(agent=str(personas.owner.agent.id)) == ["late"]
+    assert recalled(agent=str(personas.teammate.agent.id)) == []  # neither was posted by that agent
