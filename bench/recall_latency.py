@@ -76,6 +76,7 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
     import numpy as np
     from django.db import connection
     from pgvector.psycopg import register_vector
+    from psycopg.types.json import Jsonb
 
     from accounts import services as account_services
     from palace.models import Drawer
@@ -108,7 +109,7 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
             role = "user" if base % 2 == 0 else "assistant"
             when = START + timedelta(minutes=(index * 7) % (2 * 365 * 24 * 60))
             copy.write_row([owner.pk, room.pk, closet.pk, conversation.pk, index, index + 1, role, texts[base],
-                            when, f"§ W-001/R-01/D-{index + 1:03d}", "{}", texts[base], vector, "bench", False, now])  # fmt: skip
+                            when, f"§ W-001/R-01/D-{index + 1:03d}", Jsonb({}), texts[base], vector, "bench", False, now])  # fmt: skip
             if (index + 1) % 10000 == 0:
                 rate = (index + 1 - have) / (time.perf_counter() - started)
                 print(f"\r  {owner_name}: {index + 1}/{count} ({rate:.0f} rows/s)", end="", flush=True)
@@ -194,6 +195,7 @@ def main() -> int:
     print(f"recall over the API: p50 {statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
           f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)")  # fmt: skip
     print("median per stage: " + ", ".join(f"{stage} {statistics.median(ms):.1f} ms" for stage, ms in stages.items()))
+    print("p95 per stage:    " + ", ".join(f"{stage} {sorted(ms)[int(0.95 * len(ms))]:.1f} ms" for stage, ms in stages.items()))
     return 0
 
 

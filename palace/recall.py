@@ -4,8 +4,10 @@ Four signals, each normalised to 0..1 for every candidate drawer:
 - **semantic**: cosine similarity of the drawer's embedding to the query's (pgvector HNSW, owner-filtered,
   with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates);
 - **keyword**: PostgreSQL full-text rank (`ts_rank_cd`) of the drawer's content and AAAK tags against
-  the query's words (`websearch_to_tsquery`, words joined by `or`), divided by the best rank among the
-  candidates;
+  the query's content words (`websearch_to_tsquery`, words joined by `or`), divided by the best rank
+  among the candidates; keyword candidates are found by the query's informative words (not in more
+  than 0.2% of drawers, per PostgreSQL's statistics), so a common word never makes it read a large share
+  of a big owner's drawers;
 - **temporal**: how well the drawer's time (when it happened, not when it was recorded) fits the date
   the query names, read in the owner's timezone (palace/temporal.py); for "latest / currently" queries,
   recency; 0 for every drawer of a time-neutral query, which therefore gets no temporal effect;
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -57,6 +60,14 @@ SIGNALS = ("semantic", "keyword", "temporal", "preference")
 RERANK_POOL = 20
 RERANK_PICKS = 5
 MAX_QUERY_WORDS = 12
+KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
+COMMON_LEXEME_SHARE = 0.002
+# Question words that say what kind of answer is wanted, not what it is about.
+QUERY_FILLER = frozenset(
+    "many much long often time times ago first last recently remember tell told said say mentioned "
+    "previous previously earlier before after since ever currently current did does know like get got "
+    "day days week weeks month months year years".split()
+)
 PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
 
 
@@ -103,14 +114,57 @@ def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
     return queryset
 
 
+def _words(query: str) -> list[str]:
+    words = [re.sub(r"[^a-z0-9]", "", w.lower()) for w in content_words(query)]
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in QUERY_FILLER))[:MAX_QUERY_WORDS]
+
+
 def keyword_query(query: str) -> SearchQuery | None:
-    """The query's distinct content words joined by `or` (websearch syntax): a drawer needs some of
-    them, not all; ranking rewards the ones with more."""
-    words = list(dict.fromkeys(w.strip("'+-") for w in content_words(query)))
-    words = [w for w in words if len(w) > 1][:MAX_QUERY_WORDS]
+    """What the keyword signal ranks by: the query's distinct content words (question filler like "how
+    many days ago" is left to the other signals), any of them (`websearch_to_tsquery`, joined by `or`)."""
+    words = _words(query)
+    return SearchQuery(" or ".join(words), search_type="websearch", config="english") if words else None
+
+
+_common: tuple[float, dict[str, float]] = (0.0, {})
+
+
+def common_lexemes() -> dict[str, float]:
+    """The lexemes in more than COMMON_LEXEME_SHARE of all drawers, from PostgreSQL's own statistics
+    of the full-text column (refreshed by ANALYZE/autovacuum; read again every ten minutes)."""
+    global _common
+    if time.monotonic() - _common[0] < 600:
+        return _common[1]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE tablename = %s AND attname = 'search_vector'",
+            [Drawer._meta.db_table],
+        )
+        row = cursor.fetchone()
+    common = {}
+    if row and row[0]:
+        common = {lexeme: float(freq) for lexeme, freq in zip(row[0], row[1], strict=False)
+                  if float(freq) > COMMON_LEXEME_SHARE}  # fmt: skip
+    _common = (time.monotonic(), common)
+    return common
+
+
+def retrieval_query(query: str) -> SearchQuery | None:
+    """What finds keyword candidates: the query's informative words only — a lexeme found in more than
+    COMMON_LEXEME_SHARE of all drawers would make PostgreSQL read a large share of a big owner's rows
+    for little. Common words still count in the keyword signal of every candidate (keyword_query)."""
+    words = _words(query)
     if not words:
         return None
-    return SearchQuery(" or ".join(words), search_type="websearch", config="english")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', %s)))", [" ".join(words)])
+        lexemes = [row[0] for row in cursor.fetchall()]
+    common = common_lexemes()
+    rare = [lexeme for lexeme in lexemes if lexeme not in common]
+    if not rare:
+        return None
+    return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in rare), search_type="raw", config="simple")
 
 
 def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> list[int]:
@@ -126,13 +180,15 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
         )
 
 
-def _keyword(queryset: QuerySet[Drawer], tsquery: SearchQuery, limit: int) -> list[int]:
-    return list(
-        queryset.filter(search_vector=tsquery)
-        .annotate(rank=SearchRank(F("search_vector"), tsquery, cover_density=True))
-        .order_by("-rank")
-        .values_list("pk", flat=True)[:limit]
+def _keyword(queryset: QuerySet[Drawer], finder: SearchQuery, ranker: SearchQuery, limit: int) -> list[int]:
+    """Up to KEYWORD_SCAN_LIMIT drawers holding an informative query word, ranked in one pass."""
+    matches = list(
+        queryset.filter(search_vector=finder)
+        .annotate(rank=SearchRank(F("search_vector"), ranker, cover_density=True))
+        .values_list("pk", "rank")[:KEYWORD_SCAN_LIMIT]
     )
+    matches.sort(key=lambda row: (-row[1], row[0]))
+    return [pk for pk, _ in matches[:limit]]
 
 
 def _pair_key(row: dict[str, Any]) -> tuple[Any, int]:
@@ -184,7 +240,8 @@ def recall(
     semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
     lap("semantic")
     tsquery = keyword_query(query)
-    keyword_ids = _keyword(queryset, tsquery, pool) if tsquery is not None else []
+    finder = retrieval_query(query) if tsquery is not None else None
+    keyword_ids = _keyword(queryset, finder, tsquery, pool) if finder is not None and tsquery is not None else []
     lap("keyword")
     union = list(dict.fromkeys([*semantic_ids, *keyword_ids]))
     if not union:
