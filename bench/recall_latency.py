@@ -195,7 +195,10 @@ def main() -> int:
     print(f"recall over the API: p50 {statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
           f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)")  # fmt: skip
     print("median per stage: " + ", ".join(f"{stage} {statistics.median(ms):.1f} ms" for stage, ms in stages.items()))
-    print("p95 per stage:    " + ", ".join(f"{stage} {sorted(ms)[int(0.95 * len(ms))]:.1f} ms" for stage, ms in stages.items()))
+    print(
+        "p95 per stage:    "
+        + ", ".join(f"{stage} {sorted(ms)[int(0.95 * len(ms))]:.1f} ms" for stage, ms in stages.items())
+    )
     return 0
 
 

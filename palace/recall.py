@@ -97,6 +97,8 @@ class Recall:
     when: dict[str, Any] | None = None  # the time the query is about, as read
     rerank: dict[str, Any] = field(default_factory=lambda: {"used": False})
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds per stage
+    top_k: int = 0
+    timezone: str = "UTC"  # the owner's
 
 
 def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
@@ -213,16 +215,20 @@ def recall(
     disabled gets nothing. `top_k` defaults to the owner's setting. `vector` is the query's embedding
     when the caller already has it (None: the embedder is down)."""
     memory_settings = memory_settings_ensure(user=owner)
-    if not memory_settings.enabled:
-        return Recall(hits=[], memory_context="", skipped="memory_disabled")
-    if agent is not None and agent.recall_disabled:
-        return Recall(hits=[], memory_context="", skipped="recall_disabled")
     top_k = top_k or memory_settings.top_k
+    if not memory_settings.enabled:
+        return Recall(
+            hits=[], memory_context="", skipped="memory_disabled", top_k=top_k, timezone=memory_settings.timezone
+        )
+    if agent is not None and agent.recall_disabled:
+        return Recall(
+            hits=[], memory_context="", skipped="recall_disabled", top_k=top_k, timezone=memory_settings.timezone
+        )
     tz = ZoneInfo(memory_settings.timezone)
     reference = reference_time or timezone.now()
     weights = settings.RECALL_WEIGHTS
     pool = max(candidates or settings.RECALL_CANDIDATES, top_k * 4)
-    result = Recall(hits=[], memory_context="")
+    result = Recall(hits=[], memory_context="", top_k=top_k, timezone=memory_settings.timezone)
     clock = time.perf_counter()
 
     def lap(stage: str) -> None:

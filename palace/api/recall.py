@@ -13,7 +13,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.services import memory_settings_ensure
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
@@ -138,12 +137,11 @@ class RecallApi(APIView):
             reference_time=reference,
             use_rerank=fields.get("use_rerank"),
         )
-        memory_settings = memory_settings_ensure(user=owner)
-        tz = ZoneInfo(memory_settings.timezone)
+        tz = ZoneInfo(result.timezone)
         return Response(
             {
                 "query": fields["query"],
-                "top_k": fields.get("top_k") or memory_settings.top_k,
+                "top_k": result.top_k,
                 "reference_time": reference.astimezone(tz).isoformat(),
                 "when": result.when,
                 "results": [hit_json(hit, tz) for hit in result.hits],
