@@ -299,7 +299,10 @@ def recall(
     chosen = list(groups.values())[:wanted]
     lap("fusion")
 
-    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=[g[2]["pk"] for g in chosen]).select_related("room__wing")}
+    drawers = {
+        d.pk: d
+        for d in Drawer.objects.filter(pk__in=[g[2]["pk"] for g in chosen]).select_related("room__wing", "conversation")
+    }
     partner_of = _partners(chosen, drawers)
     hits = [
         Hit(drawer=drawers[row["pk"]], score=score, signals=dict(signals), partner=partner_of.get(row["pk"]))
@@ -332,7 +335,7 @@ def _partners(
     for conversation, index in wanted:
         condition |= Q(conversation_id=conversation, turn_index=index)
     partners: dict[int, Drawer] = {}
-    for drawer in Drawer.objects.filter(condition):
+    for drawer in Drawer.objects.filter(condition).select_related("conversation"):
         lead = wanted[(drawer.conversation_id, drawer.turn_index)]
         lead_row = drawers.get(lead)
         if lead_row is None:

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
@@ -297,3 +299,20 @@ def test_filters_narrow_recall_to_a_wing_room_agent_or_time(personas: Personas, 
     assert recalled(until=(MARCH + timedelta(days=1)).isoformat()) == ["early"]
     assert recalled(agent=str(personas.owner.agent.id)) == ["late"]
     assert recalled(agent=str(personas.teammate.agent.id)) == []  # neither was posted by that agent
+
+
+def test_the_number_of_queries_does_not_grow_with_the_results(personas: Personas, api: APIClient) -> None:
+    owner = personas.owner.user
+    for index in range(12):
+        mine(owner, f"c{index}", [{"role": "user", "content": f"Garden note {index}: water the basil."},
+                                  {"role": "assistant", "content": "Basil likes morning water."}], MARCH)  # fmt: skip
+
+    def queries_for(top_k: int) -> int:
+        api.post("/api/v1/recall", {"query": "basil watering", "top_k": top_k}, format="json", **personas.owner.headers)
+        with CaptureQueriesContext(connection) as captured:
+            answer = api.post("/api/v1/recall", {"query": "basil watering", "top_k": top_k}, format="json",
+                              **personas.owner.headers)  # fmt: skip
+        assert len(answer.json()["results"]) == top_k
+        return len(captured.captured_queries)
+
+    assert queries_for(2) == queries_for(10)
