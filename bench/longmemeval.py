@@ -87,11 +87,13 @@ def _servers(state_dir: Path) -> Any:
 
 def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, Any]:
     from django.contrib.auth.models import User
+    from django.db import connection
 
     from accounts.models import MemorySettings
     from accounts.services import user_ensure
     from palace import services
     from palace.models import Conversation, Drawer, Turn
+    from palace.recall import forget_common_lexemes
 
     sessions = list(zip(question["haystack_session_ids"], question["haystack_sessions"], strict=True))
     dates = question.get("haystack_dates") or [None] * len(sessions)
@@ -110,6 +112,7 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
     existing = User.objects.filter(username=owner_name).first()
     if existing is not None:
         if reuse and Drawer.objects.filter(owner=existing).count() == total_turns:
+            forget_common_lexemes()
             return {"owner": existing, "reused": True, "turns": total_turns, "seconds": 0.0, "sessions": session_of}
         existing.delete()
     started = time.perf_counter()
@@ -132,6 +135,11 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
         done = min(start + MINE_BATCH, len(conversations))
         print(f"\r    mined {done}/{len(conversations)} sessions", end="", file=sys.stderr, flush=True)
     print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
+    # What autovacuum does after a bulk load, done at once so every run reads the same statistics
+    # (recall judges which query words are informative by them).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE palace_drawer")
+    forget_common_lexemes()
     seconds = time.perf_counter() - started
     assert Turn.objects.filter(conversation__owner=owner).count() == total_turns
     return {"owner": owner, "reused": False, "turns": total_turns, "seconds": seconds, "sessions": session_of}

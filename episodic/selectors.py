@@ -149,7 +149,7 @@ def episode_get(*, owner: User, episode_id: uuid.UUID) -> Episode | None:
 def typed_visible(*, agent: Agent) -> QuerySet[TypedMemory]:
     """What `agent` may read: its owner's account/global memories, its own agent-private ones, and team
     memories it wrote or is named in. An agent-private memory is never shown to another agent."""
-    return TypedMemory.objects.filter(owner_id=agent.owner_id).filter(
+    return TypedMemory.objects.filter(owner_id=agent.owner_id, deprecated_at__isnull=True).filter(
         Q(scope__in=[TypedMemory.Scope.ACCOUNT, TypedMemory.Scope.GLOBAL])
         | Q(scope=TypedMemory.Scope.AGENT, agent=agent)
         | Q(scope=TypedMemory.Scope.TEAM, agent=agent)

@@ -167,12 +167,6 @@ def episode_delete(*, episode: Episode) -> None:
     episode.delete()
 
 
-def expired_cleanup(*, now: datetime | None = None) -> dict[str, int]:
-    """Delete episodes past expires_at (they are already invisible to every read)."""
-    deleted, _ = Episode.objects.filter(expires_at__lte=now or timezone.now()).delete()
-    return {"episodes": deleted}
-
-
 def typed_memory_create(
     *,
     owner: User,

@@ -1,17 +1,39 @@
+"""The maintenance jobs as Celery tasks (beat runs them; episodic/maintenance.py says what each does).
+Each takes no model objects, holds its job's advisory lock and is idempotent, so a re-delivered or
+overlapping run is harmless."""
+
 from __future__ import annotations
 
 from celery import shared_task
 
-from episodic import services
+from episodic import maintenance
 
 
-@shared_task(name="episodic.embedding_backfill", ignore_result=False)
-def embedding_backfill() -> dict[str, int]:
-    """Embed rows stored without an embedding (beat: every few minutes). Idempotent."""
-    return services.embedding_backfill()
+@shared_task(name="episodic.consolidation", ignore_result=False)
+def consolidation() -> dict[str, int]:
+    """Promote short-term entries read often enough to long-term; forget expired little-read ones."""
+    return maintenance.run("consolidation").result()
+
+
+@shared_task(name="episodic.dedup", ignore_result=False)
+def dedup() -> dict[str, int]:
+    """Merge near-duplicate long-term entries and typed memories (the merged ones are kept, deprecated)."""
+    return maintenance.run("dedup").result()
 
 
 @shared_task(name="episodic.expired_cleanup", ignore_result=False)
 def expired_cleanup() -> dict[str, int]:
-    """Delete what is past its expires_at (beat: every minute). Idempotent."""
-    return services.expired_cleanup()
+    """Delete short-term entries, episodes and pools past expires_at."""
+    return maintenance.run("expired_cleanup").result()
+
+
+@shared_task(name="episodic.context_rot", ignore_result=False)
+def context_rot() -> dict[str, int]:
+    """Archive context entries gone stale."""
+    return maintenance.run("context_rot").result()
+
+
+@shared_task(name="episodic.embedding_backfill", ignore_result=False)
+def embedding_backfill() -> dict[str, int]:
+    """Embed rows stored without an embedding (the embedder was down)."""
+    return maintenance.run("embedding_backfill").result()

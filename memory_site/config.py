@@ -139,6 +139,8 @@ class Config:
     recall_min_similarity: float
     rerank_timeout: int
     context_token_budget: int
+    maintenance: dict[str, float]
+    maintenance_daily_at: tuple[int, int]
 
 
 def _throttle_rate(env: _Env) -> str:
@@ -164,6 +166,25 @@ def _secret_key(env: _Env, state_dir: Path) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(key)
     return key
+
+
+# The maintenance jobs' thresholds (episodic/maintenance.py documents each), as MAINTENANCE_<NAME>.
+MAINTENANCE = {
+    "short_term_ttl": 3600,  # seconds a short-term entry lives unless its writer says otherwise
+    "consolidation_min_access": 3,  # reads after which a short-term entry is promoted to long-term
+    "dedup_similarity": 0.92,  # cosine similarity at which two entries are one memory
+    "context_rot_staleness": 0.9,  # staleness at which a context entry is archived
+    "staleness_half_life_days": 30,  # days without use after which half of an entry's freshness is gone
+    "batch_size": 500,  # rows per transaction in every job
+}
+
+
+def _daily_at(env: _Env) -> tuple[int, int]:
+    value = env.text("MAINTENANCE_DAILY_AT", "04:00")
+    hour, _, minute = value.partition(":")
+    if not (hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
+        raise ConfigError(f"MAINTENANCE_DAILY_AT must be HH:MM (24 h); got {value!r}")
+    return int(hour), int(minute)
 
 
 # Recall fuses normalised per-signal scores with these weights (palace/recall.py documents each signal).
@@ -220,6 +241,11 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         recall_min_similarity=env.number("RECALL_MIN_SIMILARITY", 0.2, minimum=-1.0, maximum=1.0),
         rerank_timeout=env.integer("RERANK_TIMEOUT", 10, minimum=1),
         context_token_budget=env.integer("CONTEXT_TOKEN_BUDGET", 1500, minimum=50, maximum=200000),
+        maintenance={
+            name: env.number(f"MAINTENANCE_{name.upper()}", default, minimum=0.0, maximum=1e7)
+            for name, default in MAINTENANCE.items()
+        },
+        maintenance_daily_at=_daily_at(env),
         secret_key=_secret_key(env, state_dir),
         debug=env.boolean("DJANGO_DEBUG", False),
         allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),

@@ -152,6 +152,12 @@ def common_lexemes() -> dict[str, float]:
     return common
 
 
+def forget_common_lexemes() -> None:
+    """Read the statistics again on the next query (after an ANALYZE)."""
+    global _common
+    _common = (0.0, {})
+
+
 def retrieval_query(query: str) -> SearchQuery | None:
     """What finds keyword candidates: the query's informative words only — a lexeme found in more than
     COMMON_LEXEME_SHARE of all drawers would make PostgreSQL read a large share of a big owner's rows

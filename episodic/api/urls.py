@@ -1,5 +1,6 @@
 from django.urls import path
 
+from episodic.api import contexts, pools, short_term, tiers
 from episodic.api import views as v
 from memory_site.api.routing import by_method
 
@@ -15,6 +16,10 @@ api_urlpatterns = [
     path("memories/typed/<str:memory_type>", v.TypedMemoryCreateApi.as_view()),
     path("memories/query", v.TypedMemoryQueryApi.as_view()),
     path("memories/<uuid:memory_id>", by_method(get=v.TypedMemoryGetApi, delete=v.TypedMemoryDeleteApi)),
+    *short_term.urlpatterns,
+    *pools.urlpatterns,
+    *contexts.urlpatterns,
+    *tiers.urlpatterns,
 ]
 
 compat_urlpatterns = [

@@ -57,5 +57,6 @@ def test_expired_cleanup_through_a_real_worker(personas: Personas, celery_worker
     kept = services.episode_store(owner=owner.user, agent=owner.agent, conversation_id="k", summary="Stays.")
     gone = services.episode_store(owner=owner.user, agent=owner.agent, conversation_id="g", summary="Expires.")
     Episode.objects.filter(pk=gone.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
-    assert expired_cleanup.delay().get(timeout=60) == {"episodes": 1}
+    counts = expired_cleanup.delay().get(timeout=60)
+    assert counts == {"episodes": 1, "short_term": 0, "pools": 0, "workflow_pools": 0, "dry_run": 0}
     assert list(Episode.objects.values_list("pk", flat=True)) == [kept.pk]

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from episodic import services
+from episodic import maintenance, services
 from episodic.models import Episode
 from tests.conftest import Personas
 from tests.factories import make_persona
@@ -129,7 +129,7 @@ def test_expired_episodes_are_invisible_at_once_and_deleted_by_the_job(api: APIC
     Episode.objects.filter(pk=gone).update(expires_at=timezone.now() - timedelta(seconds=1))
     assert api.get(f"/api/v1/episodes/{gone}", **h).status_code == 404
     assert [e["id"] for e in api.get("/api/v1/episodes", **h).json()["results"]] == [kept]
-    assert services.expired_cleanup() == {"episodes": 1}
+    assert maintenance.run("expired_cleanup").counts["episodes"] == 1
     assert list(Episode.objects.values_list("id", flat=True).order_by()) == [Episode.objects.get().id]
 
 
