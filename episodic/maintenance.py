@@ -81,10 +81,14 @@ class Report:
         return {**self.counts, "dry_run": int(self.dry_run)}
 
 
+def lock_key(job: str) -> int:
+    return zlib.crc32(f"loci.maintenance.{job}".encode())
+
+
 @contextmanager
 def singleton(job: str) -> Iterator[bool]:
     """A session advisory lock named after the job: True when this run holds it."""
-    key = zlib.crc32(f"loci.maintenance.{job}".encode())
+    key = lock_key(job)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
         held = bool(cursor.fetchone()[0])
@@ -138,6 +142,7 @@ def consolidation(report: Report, now: datetime, *, session_id: str | None = Non
     if session_id is not None:
         scope = scope.filter(session_id=session_id)
     promotable = scope.filter(promoted_to__isnull=True, access_count__gte=minimum).select_related("agent")
+    report.counts.setdefault("promoted", 0)
     for batch in _batches(promotable, settings.MAINTENANCE_BATCH_SIZE):
         if report.dry_run:
             for e in batch:
@@ -272,7 +277,7 @@ class _Kind:
     rank: Callable[[Any], tuple[Any, ...]]  # the survivor has the highest rank
 
 
-def _kinds() -> list[_Kind]:
+def kinds() -> list[_Kind]:
     return [
         _Kind(
             name="context_entries", model=ContextEntry, live=entries_live().filter(embedding__isnull=False),
@@ -292,7 +297,7 @@ def _kinds() -> list[_Kind]:
     ]  # fmt: skip
 
 
-def _merge(kind: _Kind, survivor_id: Any, merged_id: Any, similarity: float, now: datetime) -> bool:
+def merge(kind: _Kind, survivor_id: Any, merged_id: Any, similarity: float, now: datetime) -> bool:
     with transaction.atomic():
         # Both rows locked in id order (no deadlock with a concurrent run) and re-checked: a row merged
         # meanwhile is left alone.
@@ -317,7 +322,7 @@ def _merge(kind: _Kind, survivor_id: Any, merged_id: Any, similarity: float, now
 
 def dedup(report: Report, now: datetime) -> None:
     threshold = settings.DEDUP_SIMILARITY
-    for kind in _kinds():
+    for kind in kinds():
         table = kind.model._meta.db_table
         sql = _NEIGHBOURS_SQL.format(table=table, same=kind.same, live_b=kind.live_b)
         report.counts.setdefault(kind.name, 0)
@@ -342,7 +347,7 @@ def dedup(report: Report, now: datetime) -> None:
                 if report.dry_run:
                     gone.add(merged.pk)
                     report.add(kind.name, action=action)
-                elif _merge(kind, survivor.pk, merged.pk, similarity, now):
+                elif merge(kind, survivor.pk, merged.pk, similarity, now):
                     gone.add(merged.pk)
                     report.add(kind.name)
 
