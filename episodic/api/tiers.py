@@ -1,7 +1,157 @@
-"""(placeholder: filled in by the API work of the tiers issue)"""
+"""The tiers router over HTTP: read / write by tier (or auto-routed), semantic search over long-term
+memory, consolidate a session, stats across tiers. The routing rule is in episodic/tiers.py."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from typing import Any
 
-urlpatterns: list[URLPattern] = []
+from django.urls import URLPattern, path
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Agent
+from episodic import tiers
+from episodic.models import ContextEntry, ShortTermMemory
+from ledger.redis_store import RedisUnavailable
+from memory_site.api.authentication import HasApiKey, request_agent
+from memory_site.api.exceptions import MESSAGE_REDIS_DOWN, ServiceUnavailable
+from memory_site.api.fields import StrictCharField
+from memory_site.api.schema import ERROR_RESPONSES
+
+MESSAGE_KEY_NOT_FOUND = "No tier holds this key."
+MESSAGE_NEEDS_SESSION = "This tier needs a session_id."
+MESSAGE_BAD_TYPE = "memory_type does not fit the tier."
+
+TIER_CHOICES = list(tiers.TIERS)
+
+
+def _agent(request: Request) -> Agent:
+    agent = request_agent(request)
+    assert agent is not None  # HasApiKey
+    return agent
+
+
+class _TierApi(APIView):
+    permission_classes = [HasApiKey]
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, tiers.NeedsSession):
+            exc = ValidationError({"session_id": [MESSAGE_NEEDS_SESSION]})
+        elif isinstance(exc, RedisUnavailable):
+            exc = ServiceUnavailable(MESSAGE_REDIS_DOWN)
+        return super().handle_exception(exc)
+
+
+class Keyed(serializers.Serializer):
+    key = StrictCharField(max_length=256)
+    tier = serializers.ChoiceField(choices=TIER_CHOICES, required=False, help_text="Omit to auto-route.")
+    session_id = StrictCharField(max_length=256, required=False)
+
+
+class FoundOutput(serializers.Serializer):
+    tier = serializers.ChoiceField(choices=TIER_CHOICES)
+    key = serializers.CharField()
+    value = serializers.JSONField()
+
+
+class TierWriteApi(_TierApi):
+    class InputSerializer(Keyed):
+        value = serializers.JSONField()
+        ttl_seconds = serializers.IntegerField(min_value=1, max_value=30 * 86400, required=False)
+        memory_type = serializers.ChoiceField(
+            choices=sorted({*ShortTermMemory.Type.values, *ContextEntry.EntryType.values}), required=False,
+            help_text="short_term: the entry's type; long_term: the entry type.",
+        )  # fmt: skip
+
+    @extend_schema(summary="Write to a memory tier (auto-routed when tier is omitted)", request=InputSerializer,
+                   responses={200: inline_serializer("TierWritten", {"tier": serializers.ChoiceField(choices=TIER_CHOICES),
+                                                                     "key": serializers.CharField()}), **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields: dict[str, Any] = dict(data.validated_data)
+        chosen = tiers.route_write(tier=fields.get("tier"), session_id=fields.get("session_id"),
+                                   ttl_seconds=fields.get("ttl_seconds"))  # fmt: skip
+        memory_type = fields.get("memory_type")
+        allowed = {"short_term": ShortTermMemory.Type.values, "long_term": ContextEntry.EntryType.values}
+        if memory_type is not None and memory_type not in allowed.get(chosen, []):
+            raise ValidationError({"memory_type": [MESSAGE_BAD_TYPE]})
+        fields["tier"] = chosen
+        tier = tiers.write(agent=_agent(request), **fields)
+        return Response({"tier": tier, "key": fields["key"]})
+
+
+class TierReadApi(_TierApi):
+    class InputSerializer(Keyed):
+        pass
+
+    @extend_schema(summary="Read a key from a memory tier (the fastest tier holding it when tier is omitted)",
+                   request=InputSerializer, responses={200: FoundOutput, **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        found = tiers.read(agent=_agent(request), **data.validated_data)
+        if found is None:
+            raise NotFound(MESSAGE_KEY_NOT_FOUND)
+        return Response({"tier": found.tier, "key": found.key, "value": found.value})
+
+
+class LongTermHit(serializers.Serializer):
+    id = serializers.UUIDField(source="item.pk")
+    context_id = serializers.UUIDField(source="item.context_id")
+    key = serializers.CharField(source="item.key")
+    content = serializers.CharField(source="item.content")
+    entry_type = serializers.CharField(source="item.entry_type")
+    importance = serializers.FloatField(source="item.importance")
+    score = serializers.FloatField()
+    similarity = serializers.FloatField(allow_null=True)
+    keyword = serializers.FloatField()
+
+
+class TierSearchApi(_TierApi):
+    class InputSerializer(serializers.Serializer):
+        query = StrictCharField(max_length=2000)
+        limit = serializers.IntegerField(min_value=1, max_value=50, default=10)
+
+    @extend_schema(summary="Semantic search over long-term memory", request=InputSerializer,
+                   responses={200: inline_serializer("TierSearch", {"results": LongTermHit(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        hits = tiers.semantic_search(agent=_agent(request), **data.validated_data)
+        return Response({"results": LongTermHit(hits, many=True).data})
+
+
+class TierConsolidateApi(_TierApi):
+    class InputSerializer(serializers.Serializer):
+        session_id = StrictCharField(max_length=256)
+
+    @extend_schema(summary="Consolidate a session now: promote short-term entries read 3+ times to long-term",
+                   request=InputSerializer,
+                   responses={200: inline_serializer("Consolidated", {"promoted": serializers.IntegerField(),
+                                                                     "deleted": serializers.IntegerField()}), **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(tiers.consolidate(agent=_agent(request), **data.validated_data))
+
+
+class TierStatsApi(_TierApi):
+    @extend_schema(summary="Counts, sizes and oldest/newest per tier",
+                   responses={200: inline_serializer("TierStats", {name: serializers.DictField() for name in TIER_CHOICES}),
+                              **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request) -> Response:
+        return Response(tiers.stats(agent=_agent(request)))
+
+
+urlpatterns: list[URLPattern] = [
+    path("tiers/read", TierReadApi.as_view()),
+    path("tiers/write", TierWriteApi.as_view()),
+    path("tiers/search", TierSearchApi.as_view()),
+    path("tiers/consolidate", TierConsolidateApi.as_view()),
+    path("tiers/stats", TierStatsApi.as_view()),
+]

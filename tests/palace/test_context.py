@@ -3,14 +3,11 @@ Redis really stopped and the embedder really failing."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.test import override_settings
 from rest_framework.test import APIClient
 
 from episodic import providers
@@ -18,7 +15,6 @@ from episodic.models import Episode
 from episodic.services import episode_store
 from ledger.services import working_memory_merge
 from memory_site import embedded
-from memory_site.redis_client import get_redis
 from palace.assembly import assemble
 from tests.conftest import Personas
 from tests.palace.recall_data import mine
@@ -100,20 +96,6 @@ def test_the_token_budget_is_never_exceeded(personas: Personas, budget: int) -> 
     assert result.pieces and result.dropped["over_budget"] > 0
     assert count([result.memory_context])[0] <= budget and result.tokens <= budget
     assert result.token_counter == "all-MiniLM-L6-v2 word pieces"
-
-
-@pytest.fixture
-def own_redis() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="loci-ctx-") as folder:
-        state = Path(folder)
-        url = embedded.start_redis(state)
-        get_redis.cache_clear()
-        try:
-            with override_settings(REDIS_URL=url):
-                yield state
-        finally:
-            embedded.stop_redis(state)
-            get_redis.cache_clear()
 
 
 def test_with_redis_down_working_memory_is_left_out_and_said(
