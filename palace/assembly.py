@@ -3,13 +3,15 @@
 A layer is one small adapter — a function registered with `@layer(name)` that turns a `ContextQuery`
 into `Piece`s (text, a reference, a relevance in 0..1, when it happened, its embedding if it has one)
 or raises `LayerDown`, which leaves it out and names it in `degraded`. The layers here: the
-conversation's working memory (Redis), episodes, typed memories the calling agent may read, and palace
-drawers (through recall). The query is embedded once and shared; when the embedder is down every layer
+conversation's working memory (Redis), the session's short-term entries (the session is the
+conversation id) and the long-term context entries the calling agent may read, episodes, typed
+memories the agent may read, and palace drawers (through recall). The query is embedded once and shared; when the embedder is down every layer
 searches by keywords alone and `semantic` is reported degraded.
 
 Then:
 1. **relevance**: cosine similarity to the query where there is one, else half the normalised keyword
-   rank; working memory is the conversation's own state and counts as 1;
+   rank; working memory is the conversation's own state and counts as 1, the session's short-term
+   entries 0.8 (they are read, so they count an access, which is what consolidation promotes by);
 2. **rank**: score = relevance x (0.8 + 0.2 x recency), recency halving every 30 days before the
    reference time;
 3. **dedup**: a piece whose whitespace-normalised, case-folded text equals or is contained in a
@@ -31,12 +33,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Agent
 from accounts.services import memory_settings_ensure
-from episodic import providers
+from episodic import contexts, providers
 from episodic.selectors import episodes_visible, hybrid_search, typed_visible
+from episodic.short_term import short_term_live
 from ledger import services as working_memory
 from ledger.redis_store import RedisUnavailable
 from palace.recall import recall
@@ -123,6 +127,48 @@ def _working_memory(q: ContextQuery) -> list[Piece]:
             occurred_at=q.reference_time,
         )
         for name, value in sorted(fields.items())
+    ]
+
+
+@layer("short_term")
+def _short_term(q: ContextQuery) -> list[Piece]:
+    if q.agent is None or not q.conversation_id:
+        return []
+    entries = list(
+        short_term_live(agent=q.agent).filter(session_id=q.conversation_id).order_by("-updated_at")[: q.per_layer]
+    )
+    short_term_live(agent=q.agent).filter(pk__in=[e.pk for e in entries]).update(
+        access_count=F("access_count") + 1, last_accessed_at=timezone.now()
+    )
+    return [
+        Piece(
+            source="short_term",
+            ref=f"{e.session_id}/{e.key}",
+            text=f"[short-term {e.memory_type}] {e.key}: "
+            f"{e.value if isinstance(e.value, str) else json.dumps(e.value, ensure_ascii=False)}",
+            relevance=0.8,
+            occurred_at=e.updated_at,
+        )
+        for e in entries
+    ]
+
+
+@layer("long_term")
+def _long_term(q: ContextQuery) -> list[Piece]:
+    if q.agent is None:
+        return []
+    hits = contexts.entry_search(agent=q.agent, query=q.text, limit=q.per_layer, vector=q.vector)
+    best = max((h.keyword for h in hits), default=0.0)
+    return [
+        Piece(
+            source="long_term",
+            ref=str(h.item.pk),
+            text=f"[{h.item.entry_type} {h.item.created_at.astimezone(q.tz):%Y-%m-%d}] {h.item.content}",
+            relevance=_relevance(h.similarity, h.keyword, best),
+            occurred_at=h.item.created_at,
+            vector=list(h.item.embedding) if h.item.embedding is not None else None,
+        )
+        for h in hits
     ]
 
 

@@ -11,8 +11,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from episodic import providers
-from episodic.models import Episode
+from episodic.contexts import context_create, entry_create
+from episodic.models import Episode, ShortTermMemory
 from episodic.services import episode_store
+from episodic.short_term import short_term_write
 from ledger.services import working_memory_merge
 from memory_site import embedded
 from palace.assembly import assemble
@@ -70,6 +72,32 @@ def test_near_duplicates_by_cosine_are_kept_once(personas: Personas) -> None:
     result = assemble(owner=owner, agent=None, query="Anna Lisbon", token_budget=2000)
     assert len([p for p in result.pieces if "Lisbon on Tuesday" in p.text]) == 1
     assert result.dropped["duplicates"] == 1
+
+
+def test_short_term_and_long_term_entries_join_the_block_deduplicated(personas: Personas, api: APIClient) -> None:
+    _memories(personas)
+    me, teammate = personas.owner, personas.teammate
+    short_term_write(agent=me.agent, session_id="live", key="gate", value="Anna's flight boards at gate 12")
+    short_term_write(agent=me.agent, session_id="other", key="gate", value="a different session's gate 40")
+    kb = context_create(agent=me.agent, name="travel")
+    entry_create(agent=me.agent, context=kb, content="Anna prefers aisle seats on flights to Lisbon.")
+    entry_create(agent=me.agent, context=kb, content=LISBON)  # the same text as a drawer: kept once
+    hidden = context_create(agent=teammate.agent, name="teammate's own")
+    entry_create(agent=teammate.agent, context=hidden, content="Anna's Lisbon flight is secretly cancelled.")
+
+    answer = api.post("/api/v1/context", {"query": "Anna's flight to Lisbon", "conversation_id": "live"},
+                      format="json", **me.headers)  # fmt: skip
+    body = answer.json()
+    assert answer.status_code == 200 and body["degraded"] == []
+    text = body["memory_context"]
+    assert "[short-term task_context] gate: Anna's flight boards at gate 12" in text
+    assert "gate 40" not in text  # another session's
+    assert "[fact " in text and "aisle seats" in text
+    assert "secretly cancelled" not in text  # a context the agent may not read
+    assert text.casefold().count(LISBON.casefold()) == 1
+    assert {"short_term", "long_term"} <= {p["source"] for p in body["pieces"]}
+    # Being put in the context counts as a read of the short-term entry.
+    assert ShortTermMemory.objects.get(session_id="live").access_count == 1
 
 
 NOTES = [
