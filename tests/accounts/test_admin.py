@@ -3,10 +3,12 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django_celery_beat.models import PeriodicTask
 from rest_framework.test import APIClient
 
 from accounts.models import ApiKey
 from accounts.services import api_key_hash
+from episodic.contexts import context_create, entry_create, snapshot_create
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
@@ -32,6 +34,13 @@ def operator() -> Client:
         "accounts/usagerecord",
         "episodic/episode",
         "episodic/typedmemory",
+        "episodic/shorttermmemory",
+        "episodic/memorypool",
+        "episodic/workflowpool",
+        "episodic/persistentcontext",
+        "episodic/contextentry",
+        "episodic/contextsnapshot",
+        "episodic/contextaccesslog",
         "ledger/workingmemorysnapshot",
         "palace/conversation",
         "palace/miningjob",
@@ -51,6 +60,26 @@ def test_every_operator_page_renders(operator: Client, personas: Personas, page:
 
 def test_the_prune_schedule_is_in_the_admin(operator: Client) -> None:
     assert "prune job runs" in operator.get("/admin/django_celery_beat/periodictask/").content.decode()
+
+
+def test_the_maintenance_schedules_are_in_the_admin_and_editable(operator: Client) -> None:
+    page = operator.get("/admin/django_celery_beat/periodictask/").content.decode()
+    for job in ("consolidation", "dedup", "expired_cleanup", "context_rot", "embedding_backfill"):
+        assert job in page
+    dedup = PeriodicTask.objects.get(name="dedup")
+    assert operator.get(f"/admin/django_celery_beat/periodictask/{dedup.pk}/change/").status_code == 200
+
+
+def test_a_context_and_its_entries_open_in_the_admin(operator: Client, personas: Personas) -> None:
+    context = context_create(agent=personas.owner.agent, name="kb")
+    entry = entry_create(agent=personas.owner.agent, context=context, content="Visible to operators.")
+    snapshot = snapshot_create(agent=None, context=context)
+    assert (
+        "Visible to operators."
+        in operator.get(f"/admin/episodic/persistentcontext/{context.pk}/change/").content.decode()
+    )
+    assert operator.get(f"/admin/episodic/contextentry/{entry.pk}/change/").status_code == 200
+    assert operator.get(f"/admin/episodic/contextsnapshot/{snapshot.pk}/change/").status_code == 200
 
 
 def test_adding_a_key_in_the_admin_shows_it_once(operator: Client, personas: Personas, api: APIClient) -> None:
