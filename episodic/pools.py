@@ -247,6 +247,11 @@ def workflow_pool_get(*, owner_id: int, run_id: str, pool_type: str) -> Workflow
 def workflow_pool_ensure(
     *, owner_id: int, run_id: str, pool_type: str, expires_at: datetime | None = None
 ) -> WorkflowPool:
+    # An expired pool not yet cleaned up gives its place back (as in pool_create): else the write and
+    # merge, which see live pools only, would answer DoesNotExist until the expired_cleanup job ran.
+    WorkflowPool.objects.filter(
+        owner_id=owner_id, workflow_run_id=run_id, pool_type=pool_type, expires_at__lte=timezone.now()
+    ).delete()
     pool, _ = WorkflowPool.objects.get_or_create(
         owner_id=owner_id, workflow_run_id=run_id, pool_type=pool_type, defaults={"expires_at": expires_at}
     )
@@ -270,3 +275,7 @@ def workflow_pool_merge(
 def workflow_pool_read(*, owner_id: int, run_id: str, pool_type: str) -> WorkflowPool | None:
     pool = workflow_pool_get(owner_id=owner_id, run_id=run_id, pool_type=pool_type)
     return None if pool is None else data_read(workflow_pools(owner_id=owner_id), pk=pool.pk)
+
+
+def workflow_pool_delete(*, pool: WorkflowPool) -> None:
+    pool.delete()

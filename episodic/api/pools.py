@@ -1,7 +1,425 @@
-"""(placeholder: filled in by the API work of the tiers issue)"""
+"""Memory pools and workflow pools over HTTP (one class per operation).
+
+Both are JSON documents written with optimistic concurrency: a write that names the `version` it read
+lands only over that version, else 409 with the current version in `extra`; a write that names none
+is retried by the service over concurrent writes, so nothing is lost. A memory pool the calling agent
+may not use at the level an operation needs answers 404, like a missing one: its existence never
+leaks. A workflow run's pools are shared by all of the owner's agents.
+"""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+import uuid
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any, ClassVar
 
-urlpatterns: list[URLPattern] = []
+from django.contrib.auth.models import User
+from django.core.exceptions import ObjectDoesNotExist
+from django.urls import URLPattern, path
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import selectors as account_selectors
+from accounts.models import Agent
+from episodic import pools
+from episodic.models import MemoryPool, WorkflowPool
+from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.exceptions import Conflict
+from memory_site.api.fields import StrictCharField
+from memory_site.api.routing import by_method
+from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
+
+MESSAGE_POOL_NOT_FOUND = "Memory pool not found."
+MESSAGE_POOL_EXISTS = "A memory pool with this id already exists."
+MESSAGE_WORKFLOW_POOL_NOT_FOUND = "Workflow pool not found."
+MESSAGE_WORKFLOW_RUN_NOT_FOUND = "This workflow run has no pools."
+MESSAGE_STALE_VERSION = "The pool changed since the version you read: read it again and retry."
+MESSAGE_UNKNOWN_AGENT = "Not an agent of this account: {agent_id}."
+MESSAGE_SLASH_IN_POOL_ID = "Pool ids may not contain '/'."
+MESSAGE_EXPIRY_TWICE = "Give expires_at or ttl_seconds, not both."
+MESSAGE_EXPIRY_PAST = "Must be in the future."
+
+MAX_ID_LENGTH = 200  # the columns' length
+MAX_ACL_AGENTS = 1000
+MAX_TTL_SECONDS = 365 * 86400
+
+_ERRORS = {
+    **ERROR_RESPONSES,
+    409: OpenApiResponse(ErrorEnvelope, description="Stale version (`extra.current_version`)"),
+}
+_CREATE_ERRORS = {**ERROR_RESPONSES, 409: OpenApiResponse(ErrorEnvelope, description="The pool id is taken")}
+
+
+class VersionConflict(Conflict):
+    def __init__(self, current: int) -> None:
+        super().__init__(MESSAGE_STALE_VERSION)
+        self.extra = {"current_version": current}  # the envelope's "extra", the number kept a number
+
+
+def _agent(request: Request) -> Agent:
+    agent = request_agent(request)
+    assert agent is not None  # HasApiKey
+    return agent
+
+
+def _check_agents(owner: User, field: str, agent_ids: Iterable[uuid.UUID]) -> list[str]:
+    """The ids as the ACL stores them (strings); 400 unless each is one of the owner's agents."""
+    wanted = list(dict.fromkeys(str(agent_id) for agent_id in agent_ids))
+    known = {str(pk) for pk in account_selectors.agent_list(owner=owner).filter(pk__in=wanted).values_list("pk", flat=True)}  # fmt: skip
+    unknown = [agent_id for agent_id in wanted if agent_id not in known]
+    if unknown:
+        raise ValidationError({field: [MESSAGE_UNKNOWN_AGENT.format(agent_id=unknown[0])]})
+    return wanted
+
+
+# --- shapes -------------------------------------------------------------------------------------------
+
+
+def _version_field() -> serializers.IntegerField:
+    return serializers.IntegerField(
+        min_value=1, required=False, allow_null=True,
+        help_text="The version you read: the write lands only over it, else 409. Omit it and the write "
+                  "lands over whatever is stored, concurrent writes included.",
+    )  # fmt: skip
+
+
+def _one_of(values: Iterable[str]) -> str:
+    return f"One of: {', '.join(values)}."
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class UnlistedChoiceField(serializers.ChoiceField):
+    """A choice documented as a string whose description lists the values: `scope` is already an enum
+    of typed memories, and the schema's enum components would collide on the name."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.help_text = f"{self.help_text} {_one_of(self.choices)}" if self.help_text else _one_of(self.choices)
+
+
+class AccessControl(serializers.Serializer):
+    read = serializers.ListField(child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list,
+                                 help_text="Agents that may read.")  # fmt: skip
+    write = serializers.ListField(child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list,
+                                  help_text="Agents that may read and write.")  # fmt: skip
+    public_read = serializers.BooleanField(
+        default=False, help_text="Every agent of the account may read (not for agent_private pools)."
+    )
+
+
+class PoolOutput(serializers.ModelSerializer):
+    access_control = AccessControl()
+    created_by = serializers.UUIDField(source="created_by_id", allow_null=True, help_text="The creating agent.")
+    # Plain strings here: the same enums in two components would collide in the schema (see UnlistedChoiceField).
+    pool_type = StrictCharField(help_text=_one_of(MemoryPool.Type.values))
+    scope = StrictCharField(help_text=_one_of(MemoryPool.Scope.values))
+
+    class Meta:
+        model = MemoryPool
+        fields = ["pool_id", "pool_type", "scope", "task_id", "data", "version", "access_control", "created_by",
+                  "expires_at", "created_at", "updated_at"]  # fmt: skip
+
+
+class StatsOutput(serializers.Serializer):
+    entries = serializers.IntegerField(help_text="Top-level keys of the document.")
+    size_bytes = serializers.IntegerField(help_text="The document as compact JSON.")
+    reads = serializers.IntegerField()
+    writes = serializers.IntegerField()
+    version = serializers.IntegerField()
+    last_accessed_at = serializers.DateTimeField(allow_null=True)
+
+
+class WorkflowPoolOutput(serializers.ModelSerializer):
+    run_id = StrictCharField(source="workflow_run_id")
+
+    class Meta:
+        model = WorkflowPool
+        fields = ["run_id", "pool_type", "data", "version", "expires_at", "created_at", "updated_at"]
+
+
+class WriteInput(serializers.Serializer):
+    # "data" shadows Serializer.data for the type checker only: the API's field name wins.
+    data = serializers.DictField(help_text="The new document (a JSON object); replaces the stored one.")  # type: ignore[assignment]
+    version = _version_field()
+
+
+class MergeInput(serializers.Serializer):
+    data = serializers.DictField(  # type: ignore[assignment]
+        help_text="A JSON merge patch (RFC 7396): objects merge key by key, null deletes a key."
+    )
+    version = _version_field()
+
+
+# --- memory pools -------------------------------------------------------------------------------------
+
+
+class PoolApi(APIView):
+    """Base of the pool operations: the services' domain errors become API errors here, in one place."""
+
+    permission_classes = [HasApiKey]
+    not_found_message: ClassVar[str] = MESSAGE_POOL_NOT_FOUND
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, pools.StaleVersion):
+            exc = VersionConflict(exc.current)
+        elif isinstance(exc, pools.PoolExists):
+            exc = Conflict(MESSAGE_POOL_EXISTS)
+        elif isinstance(exc, ObjectDoesNotExist):
+            exc = NotFound(self.not_found_message)  # deleted between the access check and the write
+        return super().handle_exception(exc)
+
+    def pool(self, pool_id: str, level: pools.Level) -> MemoryPool:
+        pool = pools.pool_get(agent=_agent(self.request), pool_id=pool_id, level=level)
+        if pool is None:
+            raise NotFound(MESSAGE_POOL_NOT_FOUND)
+        return pool
+
+
+class PoolListApi(PoolApi):
+    @extend_schema(operation_id="pools_list", summary="The memory pools the calling agent may read",
+                   responses={200: inline_serializer("PoolList", {"results": PoolOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request) -> Response:
+        return Response({"results": PoolOutput(pools.pool_list(agent=_agent(request)), many=True).data})
+
+
+class PoolCreateApi(PoolApi):
+    class InputSerializer(serializers.Serializer):
+        pool_id = StrictCharField(max_length=MAX_ID_LENGTH, trim_whitespace=False)
+        pool_type = serializers.ChoiceField(choices=MemoryPool.Type.choices, default=MemoryPool.Type.SHARED)
+        scope = UnlistedChoiceField(choices=MemoryPool.Scope.choices, default=MemoryPool.Scope.ACCOUNT,
+                                        help_text="account and global pools are open to all of the account's agents "
+                                                  "unless access_control names writers.")  # fmt: skip
+        data = serializers.DictField(default=dict, help_text="The initial document (a JSON object).")  # type: ignore[assignment]
+        access_control = AccessControl(required=False)
+        task_id = StrictCharField(max_length=MAX_ID_LENGTH, required=False, allow_blank=True, default="")
+        expires_at = serializers.DateTimeField(required=False)
+        ttl_seconds = serializers.IntegerField(min_value=60, max_value=MAX_TTL_SECONDS, required=False)
+
+        def validate_pool_id(self, value: str) -> str:
+            if "/" in value:
+                raise serializers.ValidationError(MESSAGE_SLASH_IN_POOL_ID)
+            return value
+
+        def validate_expires_at(self, value: Any) -> Any:
+            if value <= timezone.now():
+                raise serializers.ValidationError(MESSAGE_EXPIRY_PAST)
+            return value
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if "expires_at" in attrs and "ttl_seconds" in attrs:
+                raise serializers.ValidationError({"ttl_seconds": [MESSAGE_EXPIRY_TWICE]})
+            return attrs
+
+    @extend_schema(operation_id="pools_create", summary="Create a memory pool (the calling agent is its creator)",
+                   request=InputSerializer, responses={201: PoolOutput, **_CREATE_ERRORS})  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        acl = fields.pop("access_control", None)
+        if acl is not None:
+            owner = request_owner(request)
+            acl = {
+                "read": _check_agents(owner, "access_control.read", acl["read"]),
+                "write": _check_agents(owner, "access_control.write", acl["write"]),
+                "public_read": acl["public_read"],
+            }
+        ttl_seconds = fields.pop("ttl_seconds", None)
+        if ttl_seconds is not None:
+            fields["expires_at"] = timezone.now() + timedelta(seconds=ttl_seconds)
+        pool = pools.pool_create(agent=_agent(request), access_control=acl, **fields)
+        return Response(PoolOutput(pool).data, status=status.HTTP_201_CREATED)
+
+
+class PoolReadApi(PoolApi):
+    @extend_schema(operation_id="pools_read", summary="Read a memory pool (counts a read)",
+                   responses={200: PoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = pools.pool_read(pool=self.pool(pool_id, "read"))
+        if pool is None:
+            raise NotFound(MESSAGE_POOL_NOT_FOUND)
+        return Response(PoolOutput(pool).data)
+
+
+class PoolWriteApi(PoolApi):
+    @extend_schema(operation_id="pools_write", summary="Replace a memory pool's document (needs write access)",
+                   request=WriteInput, responses={200: PoolOutput, **_ERRORS})  # fmt: skip
+    def put(self, request: Request, pool_id: str) -> Response:
+        data = WriteInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        pool = pools.pool_write(pool=self.pool(pool_id, "write"), data=data.validated_data["data"],
+                                expected_version=data.validated_data.get("version"))  # fmt: skip
+        return Response(PoolOutput(pool).data)
+
+
+class PoolMergeApi(PoolApi):
+    @extend_schema(operation_id="pools_merge", summary="Merge a patch into a memory pool (needs write access)",
+                   request=MergeInput, responses={200: PoolOutput, **_ERRORS})  # fmt: skip
+    def patch(self, request: Request, pool_id: str) -> Response:
+        data = MergeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        pool = pools.pool_merge(pool=self.pool(pool_id, "write"), patch=data.validated_data["data"],
+                                expected_version=data.validated_data.get("version"))  # fmt: skip
+        return Response(PoolOutput(pool).data)
+
+
+class PoolDeleteApi(PoolApi):
+    @extend_schema(operation_id="pools_delete", summary="Delete a memory pool (needs write access)",
+                   responses={204: None, **ERROR_RESPONSES})  # fmt: skip
+    def delete(self, request: Request, pool_id: str) -> Response:
+        pools.pool_delete(pool=self.pool(pool_id, "write"))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PoolGrantApi(PoolApi):
+    class InputSerializer(serializers.Serializer):
+        agent_id = serializers.UUIDField(help_text="One of the account's agents.")
+        level = serializers.ChoiceField(choices=["read", "write"], help_text="write implies read.")
+
+    @extend_schema(operation_id="pools_grant", summary="Let an agent read or write a memory pool (needs write access)",
+                   request=InputSerializer, responses={200: PoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request, pool_id: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        pool = self.pool(pool_id, "write")
+        [agent_id] = _check_agents(request_owner(request), "agent_id", [data.validated_data["agent_id"]])
+        pool = pools.pool_grant(pool=pool, agent_id=agent_id, level=data.validated_data["level"])
+        return Response(PoolOutput(pool).data)
+
+
+class PoolRevokeApi(PoolApi):
+    class InputSerializer(serializers.Serializer):
+        agent_id = serializers.UUIDField()
+
+    @extend_schema(operation_id="pools_revoke", summary="Take back an agent's grants on a memory pool (needs write access)",
+                   description="The creating agent keeps its access; so does everyone on an open pool.",
+                   request=InputSerializer, responses={200: PoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    def post(self, request: Request, pool_id: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        # No agent check: the grant of an agent deleted since must still be revocable.
+        pool = pools.pool_revoke(pool=self.pool(pool_id, "write"), agent_id=str(data.validated_data["agent_id"]))
+        return Response(PoolOutput(pool).data)
+
+
+class PoolStatsApi(PoolApi):
+    @extend_schema(operation_id="pools_stats", summary="A memory pool's statistics (not counted as a read)",
+                   responses={200: StatsOutput, **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request, pool_id: str) -> Response:
+        return Response(StatsOutput(pools.statistics(self.pool(pool_id, "read"))).data)
+
+
+# --- workflow pools -----------------------------------------------------------------------------------
+
+
+class RunAddress(serializers.Serializer):
+    """The path's run id and pool type, checked like body fields (the URL bounds neither)."""
+
+    run_id = StrictCharField(max_length=MAX_ID_LENGTH, trim_whitespace=False)
+    pool_type = serializers.ChoiceField(choices=WorkflowPool.Type.choices, required=False)
+
+    @classmethod
+    def checked(cls, run_id: str, pool_type: str | None = None) -> dict[str, Any]:
+        address = cls(data={"run_id": run_id} if pool_type is None else {"run_id": run_id, "pool_type": pool_type})
+        address.is_valid(raise_exception=True)
+        return dict(address.validated_data)
+
+
+_POOL_TYPE = OpenApiParameter("pool_type", str, OpenApiParameter.PATH, enum=WorkflowPool.Type.values)
+
+
+class WorkflowPoolApi(PoolApi):
+    not_found_message = MESSAGE_WORKFLOW_POOL_NOT_FOUND
+
+    def owner_id(self) -> int:
+        return request_owner(self.request).pk
+
+
+class WorkflowRunApi(WorkflowPoolApi):
+    @extend_schema(operation_id="workflow_pools_list", summary="All pools of a workflow run (not counted as reads)",
+                   responses={200: inline_serializer("WorkflowRunPools", {"run_id": StrictCharField(), "results": WorkflowPoolOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request, run_id: str) -> Response:
+        run_id = RunAddress.checked(run_id)["run_id"]
+        found = list(
+            pools.workflow_pools(owner_id=self.owner_id()).filter(workflow_run_id=run_id).order_by("pool_type")
+        )
+        if not found:
+            raise NotFound(MESSAGE_WORKFLOW_RUN_NOT_FOUND)
+        return Response({"run_id": run_id, "results": WorkflowPoolOutput(found, many=True).data})
+
+
+class WorkflowPoolReadApi(WorkflowPoolApi):
+    @extend_schema(operation_id="workflow_pools_read", summary="Read a workflow run's pool (counts a read)",
+                   parameters=[_POOL_TYPE], responses={200: WorkflowPoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    def get(self, request: Request, run_id: str, pool_type: str) -> Response:
+        pool = pools.workflow_pool_read(owner_id=self.owner_id(), **RunAddress.checked(run_id, pool_type))
+        if pool is None:
+            raise NotFound(MESSAGE_WORKFLOW_POOL_NOT_FOUND)
+        return Response(WorkflowPoolOutput(pool).data)
+
+
+class WorkflowPoolWriteApi(WorkflowPoolApi):
+    @extend_schema(operation_id="workflow_pools_write", summary="Replace a workflow run's pool (created on first write)",
+                   parameters=[_POOL_TYPE], request=WriteInput, responses={200: WorkflowPoolOutput, **_ERRORS})  # fmt: skip
+    def put(self, request: Request, run_id: str, pool_type: str) -> Response:
+        address = RunAddress.checked(run_id, pool_type)
+        data = WriteInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        pool = pools.workflow_pool_write(owner_id=self.owner_id(), **address, data=data.validated_data["data"],
+                                         expected_version=data.validated_data.get("version"))  # fmt: skip
+        return Response(WorkflowPoolOutput(pool).data)
+
+
+class WorkflowPoolMergeApi(WorkflowPoolApi):
+    @extend_schema(operation_id="workflow_pools_merge", summary="Merge a patch into a workflow run's pool (created on first write)",
+                   parameters=[_POOL_TYPE], request=MergeInput, responses={200: WorkflowPoolOutput, **_ERRORS})  # fmt: skip
+    def patch(self, request: Request, run_id: str, pool_type: str) -> Response:
+        address = RunAddress.checked(run_id, pool_type)
+        data = MergeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        pool = pools.workflow_pool_merge(owner_id=self.owner_id(), **address, patch=data.validated_data["data"],
+                                         expected_version=data.validated_data.get("version"))  # fmt: skip
+        return Response(WorkflowPoolOutput(pool).data)
+
+
+class WorkflowPoolDeleteApi(WorkflowPoolApi):
+    @extend_schema(operation_id="workflow_pools_delete", summary="Delete a workflow run's pool",
+                   parameters=[_POOL_TYPE], responses={204: None, **ERROR_RESPONSES})  # fmt: skip
+    def delete(self, request: Request, run_id: str, pool_type: str) -> Response:
+        pool = pools.workflow_pool_get(owner_id=self.owner_id(), **RunAddress.checked(run_id, pool_type))
+        if pool is None:
+            raise NotFound(MESSAGE_WORKFLOW_POOL_NOT_FOUND)
+        pools.workflow_pool_delete(pool=pool)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+urlpatterns: list[URLPattern] = [
+    path("pools", by_method(get=PoolListApi, post=PoolCreateApi)),
+    path(
+        "pools/<str:pool_id>",
+        by_method(get=PoolReadApi, put=PoolWriteApi, patch=PoolMergeApi, delete=PoolDeleteApi),
+    ),
+    path("pools/<str:pool_id>/grant", PoolGrantApi.as_view()),
+    path("pools/<str:pool_id>/revoke", PoolRevokeApi.as_view()),
+    path("pools/<str:pool_id>/stats", PoolStatsApi.as_view()),
+    path("workflow-pools/<str:run_id>", WorkflowRunApi.as_view()),
+    path(
+        "workflow-pools/<str:run_id>/<str:pool_type>",
+        by_method(
+            get=WorkflowPoolReadApi, put=WorkflowPoolWriteApi, patch=WorkflowPoolMergeApi, delete=WorkflowPoolDeleteApi
+        ),
+    ),
+]
