@@ -275,6 +275,7 @@ class _Kind:
     same: str  # what two rows share to be duplicates of each other (SQL over a and b)
     live_b: str
     rank: Callable[[Any], tuple[Any, ...]]  # the survivor has the highest rank
+    survivor_fields: tuple[str, ...]  # what a survivor takes over from the merged row besides metadata
 
 
 def kinds() -> list[_Kind]:
@@ -284,6 +285,7 @@ def kinds() -> list[_Kind]:
             same="b.context_id = a.context_id",
             live_b="b.is_current AND b.archived_at IS NULL AND b.deprecated_at IS NULL",
             rank=lambda e: (e.importance, e.access_count, -e.created_at.timestamp()),
+            survivor_fields=("importance", "access_count"),
         ),
         _Kind(
             name="typed_memories", model=TypedMemory,
@@ -293,31 +295,41 @@ def kinds() -> list[_Kind]:
                  "AND b.shared_with = a.shared_with",
             live_b="b.deprecated_at IS NULL",
             rank=lambda m: (m.access_count, -m.created_at.timestamp()),
+            survivor_fields=(),
         ),
     ]  # fmt: skip
 
 
-def merge(kind: _Kind, survivor_id: Any, merged_id: Any, similarity: float, now: datetime) -> bool:
+def merge(kind: _Kind, pairs: list[tuple[Any, Any, float]], now: datetime) -> list[Any]:
+    """Merge each (survivor, merged, similarity) in one short transaction; returns the ids merged.
+    The rows are locked in id order (no deadlock with a concurrent run) and re-checked: a row merged
+    meanwhile is left alone."""
+    ids = sorted({pk for survivor, merged, _ in pairs for pk in (survivor, merged)})
+    done: list[Any] = []
     with transaction.atomic():
-        # Both rows locked in id order (no deadlock with a concurrent run) and re-checked: a row merged
-        # meanwhile is left alone.
-        rows = {r.pk: r for r in kind.model._default_manager.select_for_update()
-                .filter(pk__in=sorted([survivor_id, merged_id]), deprecated_at__isnull=True).order_by("pk")}  # fmt: skip
-        if len(rows) != 2:
-            return False
-        survivor, merged = rows[survivor_id], rows[merged_id]
-        metadata = {**merged.metadata, **survivor.metadata}  # type: ignore[attr-defined]
-        metadata["merged_from"] = [*survivor.metadata.get("merged_from", []), str(merged.pk)]  # type: ignore[attr-defined]
-        changes: dict[str, Any] = {"metadata": metadata}
-        if isinstance(survivor, ContextEntry) and isinstance(merged, ContextEntry):
-            changes["importance"] = max(survivor.importance, merged.importance)
-            changes["access_count"] = survivor.access_count + merged.access_count
-        kind.model._default_manager.filter(pk=survivor.pk).update(**changes, updated_at=now)
-        kind.model._default_manager.filter(pk=merged.pk).update(
-            deprecated_at=now, merged_into=survivor.pk,
-            metadata={**merged.metadata, "merged_similarity": round(similarity, 4)},  # type: ignore[attr-defined]
-        )  # fmt: skip
-    return True
+        rows: dict[Any, Any] = {r.pk: r for r in kind.model._default_manager.select_for_update().defer("embedding")
+                .filter(pk__in=ids, deprecated_at__isnull=True).order_by("pk")}  # fmt: skip
+        survivors: dict[Any, Any] = {}
+        for survivor_id, merged_id, similarity in pairs:
+            survivor, merged = rows.get(survivor_id), rows.get(merged_id)
+            if survivor is None or merged is None or survivor.deprecated_at or merged.deprecated_at:
+                continue
+            survivor.metadata = {**merged.metadata, **survivor.metadata,
+                                 "merged_from": [*survivor.metadata.get("merged_from", []), str(merged.pk)]}  # fmt: skip
+            if isinstance(survivor, ContextEntry) and isinstance(merged, ContextEntry):
+                survivor.importance = max(survivor.importance, merged.importance)
+                survivor.access_count += merged.access_count
+            survivor.updated_at = now
+            merged.deprecated_at, merged.merged_into_id = now, survivor.pk
+            merged.metadata = {**merged.metadata, "merged_similarity": round(similarity, 4)}
+            survivors[survivor.pk] = survivor
+            done.append(merged.pk)
+        if done:
+            fields = ["metadata", "updated_at", *kind.survivor_fields]
+            kind.model._default_manager.bulk_update(list(survivors.values()), fields)
+            kind.model._default_manager.bulk_update([rows[pk] for pk in done],
+                                                    ["deprecated_at", "merged_into", "metadata"])  # fmt: skip
+    return done
 
 
 def dedup(report: Report, now: datetime) -> None:
@@ -339,17 +351,22 @@ def dedup(report: Report, now: datetime) -> None:
             others = {b for _, b, _ in pairs if b not in by_id}
             if others:
                 by_id.update({r.pk: r for r in kind.model._default_manager.filter(pk__in=others).defer("embedding")})
+            planned: list[tuple[Any, Any, float]] = []
             for a, b, similarity in sorted(pairs, key=lambda p: -p[2]):
                 if a in gone or b in gone:
                     continue
                 survivor, merged = sorted((by_id[a], by_id[b]), key=kind.rank, reverse=True)
-                action = f"merge {kind.name} {merged.pk} into {survivor.pk} (similarity {similarity:.3f})"
-                if report.dry_run:
-                    gone.add(merged.pk)
-                    report.add(kind.name, action=action)
-                elif merge(kind, survivor.pk, merged.pk, similarity, now):
-                    gone.add(merged.pk)
-                    report.add(kind.name)
+                gone.add(merged.pk)
+                planned.append((survivor.pk, merged.pk, similarity))
+                report.add(
+                    kind.name, 0, f"merge {kind.name} {merged.pk} into {survivor.pk} (similarity {similarity:.3f})"
+                )
+            if report.dry_run:
+                report.add(kind.name, len(planned))
+            elif planned:
+                merged_ids = merge(kind, planned, now)
+                gone.difference_update({m for _, m, _ in planned} - set(merged_ids))
+                report.add(kind.name, len(merged_ids))
 
 
 # --- embedding backfill -------------------------------------------------------------------------------
