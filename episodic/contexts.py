@@ -357,13 +357,15 @@ def snapshot_restore(*, agent: Agent | None, snapshot: ContextSnapshot) -> Conte
             if target and target not in ids and target not in known:
                 values["merged_into_id"] = None
             rows.append(ContextEntry(**{k: v for k, v in values.items() if k in {f.attname for f in _fields()}}))
+        # bulk_create stamps auto_now(_add) fields with the current time, on the instances too: keep the
+        # snapshot's times aside and put them back.
+        pks, created, updated = [r.pk for r in rows], [r.created_at for r in rows], [r.updated_at for r in rows]
         ContextEntry.objects.bulk_create(rows)
-        # bulk_create stamps auto_now(_add) fields with the current time: put the snapshot's back.
         with connection.cursor() as cursor:
             cursor.execute(
                 "UPDATE episodic_contextentry e SET created_at = v.c, updated_at = v.u "
                 "FROM unnest(%s::uuid[], %s::timestamptz[], %s::timestamptz[]) AS v(id, c, u) WHERE e.id = v.id",
-                [[r.pk for r in rows], [r.created_at for r in rows], [r.updated_at for r in rows]],
+                [pks, created, updated],
             )
         for name in _SNAPSHOT_CONTEXT_FIELDS:
             value = snapshot.context_state.get(name)
