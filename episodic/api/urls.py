@@ -1,6 +1,6 @@
 from django.urls import path
 
-from episodic.api import contexts, pools, short_term, tiers
+from episodic.api import context_entries, contexts, pools, short_term, tiers
 from episodic.api import views as v
 from memory_site.api.routing import by_method
 
@@ -19,6 +19,7 @@ api_urlpatterns = [
     *short_term.urlpatterns,
     *pools.urlpatterns,
     *contexts.urlpatterns,
+    *context_entries.urlpatterns,
     *tiers.urlpatterns,
 ]
 
