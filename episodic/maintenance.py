@@ -51,7 +51,7 @@ from episodic.models import ContextEntry, Episode, MemoryPool, ShortTermMemory, 
 
 JOBS = ("consolidation", "dedup", "expired_cleanup", "context_rot", "embedding_backfill")
 # Neighbours each entry probes for near-duplicates; duplicates of one memory are rarely more.
-DEDUP_NEIGHBOURS = 4
+DEDUP_NEIGHBOURS = 3
 # What each kind of short-term entry becomes in long-term memory.
 PROMOTED_AS = {
     ShortTermMemory.Type.TASK_CONTEXT: (ContextEntry.EntryType.PLAN, ContextEntry.MemoryType.FACTUAL),
@@ -345,7 +345,8 @@ def dedup(report: Report, now: datetime) -> None:
                 # The iterative scan keeps reading the index until the neighbours that pass the filter
                 # (same context / owner) are found, however small that group is in the table.
                 cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                cursor.execute("SET LOCAL hnsw.ef_search = 40")
+                # Near-duplicates sit right next to each other: a short candidate list finds them.
+                cursor.execute("SET LOCAL hnsw.ef_search = 16")
                 cursor.execute(sql, [DEDUP_NEIGHBOURS, list(by_id), threshold])
                 pairs = cursor.fetchall()
             others = {b for _, b, _ in pairs if b not in by_id}

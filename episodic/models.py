@@ -373,9 +373,11 @@ class ContextEntry(models.Model):
                 condition=models.Q(is_current=True, archived_at__isnull=True, deprecated_at__isnull=True),
             ),
             models.Index(fields=["owner", "key"], name="context_entry_key", condition=~models.Q(key="")),
-            # Semantic search over long-term memory and dedup's nearest-neighbour probe.
+            # Semantic search over long-term memory and dedup's nearest-neighbour probe; both read live
+            # entries only, and a row that dedup or context rot retires leaves the index (no insert).
             HnswIndex(name="context_entry_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
-                      opclasses=["vector_cosine_ops"]),
+                      opclasses=["vector_cosine_ops"],
+                      condition=models.Q(is_current=True, archived_at__isnull=True, deprecated_at__isnull=True)),
             GinIndex(fields=["search_vector"], name="context_entry_search_gin"),
         ]  # fmt: skip
 

@@ -60,11 +60,15 @@ class Command(BaseCommand):
         with transaction.atomic(), connection.cursor() as cursor:
             # Deferred foreign-key checks of rows written earlier in the same transaction would block the ALTER.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            # The index is rebuilt as it was defined (a partial index keeps its condition).
+            cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
+            row = cursor.fetchone()
+            definition = row[0] if row else (
+                f'CREATE INDEX "{index}" ON "{table}" USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)'
+            )  # fmt: skip
             cursor.execute(f'DROP INDEX IF EXISTS "{index}"')
             cursor.execute(f'ALTER TABLE "{table}" ALTER COLUMN embedding TYPE vector({int(dim)}) USING NULL')
-            cursor.execute(
-                f'CREATE INDEX "{index}" ON "{table}" USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)'
-            )
+            cursor.execute(definition)
 
     def _reembed(self, model: Any, queryset: Any, text_field: str, batch_size: int) -> None:
         total = queryset.count()
