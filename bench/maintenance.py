@@ -50,15 +50,14 @@ def texts_and_vectors(count: int) -> tuple[list[str], Any]:
     questions = json.loads(gzip.decompress(DATA.read_bytes()))
     texts: list[str] = []
     seen: set[str] = set()
-    for question in questions:
-        for session in question["haystack_sessions"]:
-            for turn in session:
-                text = turn["content"].strip()[:600]
-                if len(text) > 40 and text not in seen:
-                    seen.add(text)
-                    texts.append(text)
-                if len(texts) >= count:
-                    break
+    turns = (turn for q in questions for session in q["haystack_sessions"] for turn in session)
+    for turn in turns:
+        text = turn["content"].strip()[:600]
+        if len(text) > 40 and text not in seen:
+            seen.add(text)
+            texts.append(text)
+            if len(texts) >= count:
+                break
     embedder = providers.get_embedder()
     vectors: list[list[float]] = []
     started = time.perf_counter()
