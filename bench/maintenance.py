@@ -178,6 +178,7 @@ def main() -> int:
     parser.add_argument("--short-term", type=int, default=100_000)
     parser.add_argument("--promotable-share", type=float, default=0.1)
     parser.add_argument("--base-texts", type=int, default=BASE_TEXTS)
+    parser.add_argument("--no-consolidation", action="store_true", help="measure dedup only")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
 
@@ -209,7 +210,8 @@ def main() -> int:
         figures = [run_job("dedup", env)]
         rerun = run_job("dedup", env)
         print(f"  a second dedup run (idempotent, nothing left to merge): {rerun['wall_seconds']} s")
-        figures.append(run_job("consolidation", env))
+        if not args.no_consolidation:
+            figures.append(run_job("consolidation", env))
         if args.out:
             args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "planted": planted,
                                             "jobs": figures, "dedup_again": rerun}, indent=2))  # fmt: skip

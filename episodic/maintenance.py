@@ -32,11 +32,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import zlib
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -52,6 +55,8 @@ from episodic.models import ContextEntry, Episode, MemoryPool, ShortTermMemory, 
 JOBS = ("consolidation", "dedup", "expired_cleanup", "context_rot", "embedding_backfill")
 # Neighbours each entry probes for near-duplicates; duplicates of one memory are rarely more.
 DEDUP_NEIGHBOURS = 3
+# Batches probed at once (one database connection each): the machine's cores.
+DEDUP_PROBE_THREADS = max(1, min(4, os.cpu_count() or 1))
 # What each kind of short-term entry becomes in long-term memory.
 PROMOTED_AS = {
     ShortTermMemory.Type.TASK_CONTEXT: (ContextEntry.EntryType.PLAN, ContextEntry.MemoryType.FACTUAL),
@@ -332,42 +337,53 @@ def merge(kind: _Kind, pairs: list[tuple[Any, Any, float]], now: datetime) -> li
     return done
 
 
+def _probe(sql: str, ids: list[Any], threshold: float) -> list[tuple[Any, Any, float]]:
+    """One batch's near-duplicate pairs (runs in a probe thread, on that thread's own connection)."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            # The iterative scan keeps reading the index until the neighbours that pass the filter
+            # (same context / owner) are found, however small that group is in the table.
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            # Near-duplicates sit right next to each other: a short candidate list finds them.
+            cursor.execute("SET LOCAL hnsw.ef_search = 16")
+            cursor.execute(sql, [DEDUP_NEIGHBOURS, ids, threshold])
+            return list(cursor.fetchall())
+    finally:
+        connection.close()  # the thread's own connection; the pool's threads do not outlive the job
+
+
 def dedup(report: Report, now: datetime) -> None:
+    """Probes run DEDUP_PROBE_THREADS batches at a time (each a PostgreSQL backend, so they use every
+    core) ahead of the merges, which run in this thread; merge() re-checks each row under its lock, so
+    a pair found before an earlier merge retired one of its rows is skipped."""
     threshold = settings.DEDUP_SIMILARITY
     for kind in kinds():
         table = kind.model._meta.db_table
         sql = _NEIGHBOURS_SQL.format(table=table, same=kind.same, live_b=kind.live_b)
         report.counts.setdefault(kind.name, 0)
         gone: set[Any] = set()
-        for batch in _batches(kind.live.defer("embedding"), settings.MAINTENANCE_BATCH_SIZE):
-            by_id = {row.pk: row for row in batch}
-            with transaction.atomic(), connection.cursor() as cursor:
-                # The iterative scan keeps reading the index until the neighbours that pass the filter
-                # (same context / owner) are found, however small that group is in the table.
-                cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                # Near-duplicates sit right next to each other: a short candidate list finds them.
-                cursor.execute("SET LOCAL hnsw.ef_search = 16")
-                cursor.execute(sql, [DEDUP_NEIGHBOURS, list(by_id), threshold])
-                pairs = cursor.fetchall()
-            others = {b for _, b, _ in pairs if b not in by_id}
-            if others:
-                by_id.update({r.pk: r for r in kind.model._default_manager.filter(pk__in=others).defer("embedding")})
-            planned: list[tuple[Any, Any, float]] = []
-            for a, b, similarity in sorted(pairs, key=lambda p: -p[2]):
-                if a in gone or b in gone:
-                    continue
-                survivor, merged = sorted((by_id[a], by_id[b]), key=kind.rank, reverse=True)
-                gone.add(merged.pk)
-                planned.append((survivor.pk, merged.pk, similarity))
-                report.add(
-                    kind.name, 0, f"merge {kind.name} {merged.pk} into {survivor.pk} (similarity {similarity:.3f})"
-                )
-            if report.dry_run:
-                report.add(kind.name, len(planned))
-            elif planned:
-                merged_ids = merge(kind, planned, now)
-                gone.difference_update({m for _, m, _ in planned} - set(merged_ids))
-                report.add(kind.name, len(merged_ids))
+        ids = list(kind.live.order_by("pk").values_list("pk", flat=True))
+        size = settings.MAINTENANCE_BATCH_SIZE
+        chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
+        with ThreadPoolExecutor(max_workers=DEDUP_PROBE_THREADS) as pool:
+            for pairs in pool.map(partial(_probe, sql, threshold=threshold), chunks):
+                involved = {pk for a, b, _ in pairs for pk in (a, b)} - gone
+                by_id = {r.pk: r for r in kind.model._default_manager.filter(pk__in=involved).defer("embedding")}
+                planned: list[tuple[Any, Any, float]] = []
+                for a, b, similarity in sorted(pairs, key=lambda p: -p[2]):
+                    if a in gone or b in gone or a not in by_id or b not in by_id:
+                        continue
+                    survivor, merged = sorted((by_id[a], by_id[b]), key=kind.rank, reverse=True)
+                    gone.add(merged.pk)
+                    planned.append((survivor.pk, merged.pk, similarity))
+                    report.add(kind.name, 0, f"merge {kind.name} {merged.pk} into {survivor.pk} "
+                                             f"(similarity {similarity:.3f})")  # fmt: skip
+                if report.dry_run:
+                    report.add(kind.name, len(planned))
+                elif planned:
+                    merged_ids = merge(kind, planned, now)
+                    gone.difference_update({m for _, m, _ in planned} - set(merged_ids))
+                    report.add(kind.name, len(merged_ids))
 
 
 # --- embedding backfill -------------------------------------------------------------------------------
