@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from episodic import contexts
+from episodic.api.common import calling_agent
 from episodic.api.contexts import (
     _EDIT_ERRORS,
     MAX_CONTENT_LENGTH,
@@ -22,7 +23,6 @@ from episodic.api.contexts import (
     ContextEntryHitOutput,
     ContextEntryOutput,
     EntryNotCurrentConflict,
-    _agent,
     _at_now,
 )
 from episodic.models import ContextEntry
@@ -53,7 +53,7 @@ class EntryListApi(EntryApi):
         context = self.context(context_id)
         live = contexts.entries_live(ContextEntry.objects.filter(context=context)).order_by("-created_at", "-id")
         page = list(live[offset : offset + limit])
-        contexts.context_read(agent=_agent(request), context=context, entries=len(page), offset=offset)
+        contexts.context_read(agent=calling_agent(request), context=context, entries=len(page), offset=offset)
         return Response({"results": ContextEntryOutput(page, many=True, context=_at_now()).data, "count": live.count()})
 
 
@@ -78,7 +78,7 @@ class EntryCreateApi(EntryApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         context = self.context(context_id, "write")
-        entry = contexts.entry_create(agent=_agent(request), context=context, **data.validated_data)
+        entry = contexts.entry_create(agent=calling_agent(request), context=context, **data.validated_data)
         return Response(ContextEntryOutput(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -90,7 +90,7 @@ class EntryReadApi(EntryApi):
         context = self.context(context_id)
         entry = self.entry(context, entry_id)
         contexts.entry_touch(ids=[entry.pk])
-        contexts.context_read(agent=_agent(request), context=context, entry_id=str(entry.pk))
+        contexts.context_read(agent=calling_agent(request), context=context, entry_id=str(entry.pk))
         entry.refresh_from_db(fields=["access_count", "last_accessed_at"])
         return Response(ContextEntryOutput(entry).data)
 
@@ -110,7 +110,7 @@ class EntryUpdateApi(EntryApi):
         data.is_valid(raise_exception=True)
         entry = self.entry(self.context(context_id, "write"), entry_id)
         try:
-            new = contexts.entry_update_content(agent=_agent(request), entry=entry, **data.validated_data)
+            new = contexts.entry_update_content(agent=calling_agent(request), entry=entry, **data.validated_data)
         except contexts.EntryNotCurrent:
             raise EntryNotCurrentConflict(contexts.entry_history(entry=entry)[-1].pk) from None
         return Response(ContextEntryOutput(new).data)
@@ -132,7 +132,7 @@ class EntryHistoryApi(EntryApi):
     def get(self, request: Request, context_id: uuid.UUID, entry_id: uuid.UUID) -> Response:
         context = self.context(context_id)
         versions = contexts.entry_history(entry=self.entry(context, entry_id))
-        contexts.context_read(agent=_agent(request), context=context, entry_id=str(entry_id), history=True)
+        contexts.context_read(agent=calling_agent(request), context=context, entry_id=str(entry_id), history=True)
         return Response({"results": ContextEntryOutput(versions, many=True, context=_at_now()).data})
 
 
@@ -171,7 +171,7 @@ class EntrySearchApi(EntryApi):
     def post(self, request: Request, context_id: uuid.UUID) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        agent, context = _agent(request), self.context(context_id)
+        agent, context = calling_agent(request), self.context(context_id)
         query = data.validated_data["query"]
         # Logged here rather than by entry_search, which logs only the contexts that answered: a search
         # that finds nothing is still a read of this context.

@@ -10,28 +10,24 @@ the context's access log; listing contexts, snapshots and the log itself is not.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from django.contrib.auth.models import User
 from django.core.exceptions import ObjectDoesNotExist
 from django.urls import URLPattern, path
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors as account_selectors
-from accounts.models import Agent
 from episodic import contexts
+from episodic.api.common import ListedChoiceField, calling_agent, check_agents, one_of
 from episodic.maintenance import staleness
 from episodic.models import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
-from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.authentication import HasApiKey, request_owner
 from memory_site.api.exceptions import Conflict
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
@@ -43,7 +39,6 @@ MESSAGE_SNAPSHOT_NOT_FOUND = "Snapshot not found."
 MESSAGE_CONTEXT_EXISTS = "A context with this name already exists."
 MESSAGE_READ_ONLY = "This agent may read this context but not write to it."
 MESSAGE_ENTRY_NOT_CURRENT = "Only the newest version of an entry can be edited: edit the version in `extra.current_id`."
-MESSAGE_UNKNOWN_AGENT = "Not an agent of this account: {agent_id}."
 MESSAGE_RESERVED_NAME = "Names starting with 'agent-memory:' are reserved for the agents' own long-term memory."
 
 MAX_NAME_LENGTH = 200  # the column's length
@@ -65,25 +60,9 @@ class EntryNotCurrentConflict(Conflict):
         self.extra = {"current_id": str(current_id)}  # the envelope's "extra"
 
 
-def _agent(request: Request) -> Agent:
-    agent = request_agent(request)
-    assert agent is not None  # HasApiKey
-    return agent
-
-
 def _at_now() -> dict[str, datetime]:
     """The serializer context of a list of entries: one instant for all their scores."""
     return {"now": timezone.now()}
-
-
-def _check_agents(owner: User, field: str, agent_ids: Iterable[uuid.UUID]) -> list[str]:
-    """The ids as the ACL stores them (strings); 400 unless each is one of the owner's agents."""
-    wanted = list(dict.fromkeys(str(agent_id) for agent_id in agent_ids))
-    known = {str(pk) for pk in account_selectors.agent_list(owner=owner).filter(pk__in=wanted).values_list("pk", flat=True)}  # fmt: skip
-    unknown = [agent_id for agent_id in wanted if agent_id not in known]
-    if unknown:
-        raise ValidationError({field: [MESSAGE_UNKNOWN_AGENT.format(agent_id=unknown[0])]})
-    return wanted
 
 
 # --- shapes -------------------------------------------------------------------------------------------
@@ -96,24 +75,11 @@ class ContextAccessControl(serializers.Serializer):
                                   help_text="Agents that may read and write.")  # fmt: skip
 
 
-def _one_of(values: Iterable[str]) -> str:
-    return f"One of: {', '.join(values)}."
-
-
-@extend_schema_field(OpenApiTypes.STR)
-class PlainChoiceField(serializers.ChoiceField):
-    """A choice documented as a string whose description lists the values (see ContextOutput.scope)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.help_text = " ".join(filter(None, [str(self.help_text or ""), _one_of(self.choices)]))
-
-
 class ContextOutput(serializers.ModelSerializer):
     agent_id = serializers.UUIDField(allow_null=True, help_text="The creating agent.")
     # Plain strings in the outputs: typed memories have enums of these names too, and the same name on
     # two choice sets, each in several components, cannot be named apart in the schema.
-    scope = StrictCharField(help_text=_one_of(PersistentContext.Scope.values))
+    scope = StrictCharField(help_text=one_of(PersistentContext.Scope.values))
     access_control = ContextAccessControl()
 
     class Meta:
@@ -137,7 +103,7 @@ class ContextEntryOutput(serializers.ModelSerializer):
     agent_id = serializers.UUIDField(allow_null=True, help_text="The agent that wrote this version.")
     previous_version_id = serializers.UUIDField(allow_null=True)
     merged_into_id = serializers.UUIDField(allow_null=True)
-    memory_type = StrictCharField(help_text=_one_of(ContextEntry.MemoryType.values))  # see ContextOutput.scope
+    memory_type = StrictCharField(help_text=one_of(ContextEntry.MemoryType.values))  # see ContextOutput.scope
     metadata = serializers.DictField()
     has_embedding = serializers.SerializerMethodField()
     effective_relevance_score = serializers.SerializerMethodField(
@@ -215,7 +181,7 @@ class ContextApi(APIView):
         return super().handle_exception(exc)
 
     def context(self, context_id: uuid.UUID, level: contexts.Level = "read") -> PersistentContext:
-        agent = _agent(self.request)
+        agent = calling_agent(self.request)
         context = contexts.context_get(agent=agent, context_id=context_id)
         if context is None:
             raise NotFound(MESSAGE_CONTEXT_NOT_FOUND)
@@ -244,7 +210,7 @@ class ContextListApi(ContextApi):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        found = contexts.contexts_visible(agent=_agent(request))
+        found = contexts.contexts_visible(agent=calling_agent(request))
         if not data.validated_data["include_archived"]:
             found = found.filter(archived_at__isnull=True)
         return Response({"results": ContextOutput(found.order_by("name"), many=True).data})
@@ -255,7 +221,7 @@ class ContextCreateApi(ContextApi):
         name = StrictCharField(max_length=MAX_NAME_LENGTH, help_text="Unique among the account's contexts.")
         context_type = serializers.ChoiceField(choices=PersistentContext.Type.choices,
                                                default=PersistentContext.Type.AGENT_MEMORY)  # fmt: skip
-        scope = PlainChoiceField(
+        scope = ListedChoiceField(
             choices=PersistentContext.Scope.choices, default=PersistentContext.Scope.AGENT,
             help_text="agent and team contexts are open to the creating agent and the agents in access_control; "
                       "account and global ones to every agent of the account (writing too, unless "
@@ -279,10 +245,10 @@ class ContextCreateApi(ContextApi):
         if acl is not None:
             owner = request_owner(request)
             acl = {
-                "read": _check_agents(owner, "access_control.read", acl["read"]),
-                "write": _check_agents(owner, "access_control.write", acl["write"]),
+                "read": check_agents(owner, "access_control.read", acl["read"]),
+                "write": check_agents(owner, "access_control.write", acl["write"]),
             }
-        context = contexts.context_create(agent=_agent(request), access_control=acl, **fields)
+        context = contexts.context_create(agent=calling_agent(request), access_control=acl, **fields)
         return Response(ContextOutput(context).data, status=status.HTTP_201_CREATED)
 
 
@@ -291,7 +257,7 @@ class ContextReadApi(ContextApi):
                    responses={200: ContextDetailOutput, **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, context_id: uuid.UUID) -> Response:
         context = self.context(context_id)
-        contexts.context_read(agent=_agent(request), context=context)
+        contexts.context_read(agent=calling_agent(request), context=context)
         return Response(ContextDetailOutput(context).data)
 
 
@@ -325,7 +291,7 @@ class ContextArchiveApi(ContextApi):
                    request=None, responses={200: ContextOutput, **ERROR_RESPONSES})  # fmt: skip
     def post(self, request: Request, context_id: uuid.UUID) -> Response:
         context = self.context(context_id, "write")
-        context = contexts.context_set_archived(agent=_agent(request), context=context, archived=True)
+        context = contexts.context_set_archived(agent=calling_agent(request), context=context, archived=True)
         return Response(ContextOutput(context).data)
 
 
@@ -334,7 +300,7 @@ class ContextUnarchiveApi(ContextApi):
                    request=None, responses={200: ContextOutput, **ERROR_RESPONSES})  # fmt: skip
     def post(self, request: Request, context_id: uuid.UUID) -> Response:
         context = self.context(context_id, "write")
-        context = contexts.context_set_archived(agent=_agent(request), context=context, archived=False)
+        context = contexts.context_set_archived(agent=calling_agent(request), context=context, archived=False)
         return Response(ContextOutput(context).data)
 
 
@@ -349,8 +315,8 @@ class ContextGrantApi(ContextApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         context = self.context(context_id, "write")
-        [agent_id] = _check_agents(request_owner(request), "agent_id", [data.validated_data["agent_id"]])
-        context = contexts.context_grant(agent=_agent(request), context=context, agent_id=agent_id,
+        [agent_id] = check_agents(request_owner(request), "agent_id", [data.validated_data["agent_id"]])
+        context = contexts.context_grant(agent=calling_agent(request), context=context, agent_id=agent_id,
                                          level=data.validated_data["level"])  # fmt: skip
         return Response(ContextOutput(context).data)
 
@@ -367,7 +333,7 @@ class ContextRevokeApi(ContextApi):
         data.is_valid(raise_exception=True)
         context = self.context(context_id, "write")
         # No agent check: the grant of an agent deleted since must still be revocable.
-        context = contexts.context_revoke(agent=_agent(request), context=context,
+        context = contexts.context_revoke(agent=calling_agent(request), context=context,
                                           agent_id=str(data.validated_data["agent_id"]))  # fmt: skip
         return Response(ContextOutput(context).data)
 
@@ -410,7 +376,7 @@ class ContextSnapshotCreateApi(ContextApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         context = self.context(context_id, "write")
-        snapshot = contexts.snapshot_create(agent=_agent(request), context=context, **data.validated_data)
+        snapshot = contexts.snapshot_create(agent=calling_agent(request), context=context, **data.validated_data)
         return Response(ContextSnapshotOutput(snapshot).data, status=status.HTTP_201_CREATED)
 
 
@@ -433,7 +399,7 @@ class ContextSnapshotRestoreApi(ContextApi):
         snapshot = ContextSnapshot.objects.filter(context=context, pk=snapshot_id).first()
         if snapshot is None:
             raise NotFound(MESSAGE_SNAPSHOT_NOT_FOUND)
-        before = contexts.snapshot_restore(agent=_agent(request), snapshot=snapshot)
+        before = contexts.snapshot_restore(agent=calling_agent(request), snapshot=snapshot)
         context.refresh_from_db()
         return Response(self.OutputSerializer({"context": context, "before_snapshot_id": before.pk}).data)
 

@@ -9,34 +9,28 @@ leaks. A workflow run's pools are shared by all of the owner's agents.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from django.contrib.auth.models import User
 from django.core.exceptions import ObjectDoesNotExist
 from django.urls import URLPattern, path
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors as account_selectors
-from accounts.models import Agent
 from episodic import pools
+from episodic.api.common import ListedChoiceField, calling_agent, check_agents, one_of
 from episodic.models import MemoryPool, WorkflowPool
-from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.authentication import HasApiKey, request_owner
 from memory_site.api.exceptions import Conflict
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
@@ -47,7 +41,6 @@ MESSAGE_POOL_EXISTS = "A memory pool with this id already exists."
 MESSAGE_WORKFLOW_POOL_NOT_FOUND = "Workflow pool not found."
 MESSAGE_WORKFLOW_RUN_NOT_FOUND = "This workflow run has no pools."
 MESSAGE_STALE_VERSION = "The pool changed since the version you read: read it again and retry."
-MESSAGE_UNKNOWN_AGENT = "Not an agent of this account: {agent_id}."
 MESSAGE_SLASH_IN_POOL_ID = "Pool ids may not contain '/'."
 MESSAGE_EXPIRY_TWICE = "Give expires_at or ttl_seconds, not both."
 MESSAGE_EXPIRY_PAST = "Must be in the future."
@@ -69,22 +62,6 @@ class VersionConflict(Conflict):
         self.extra = {"current_version": current}  # the envelope's "extra", the number kept a number
 
 
-def _agent(request: Request) -> Agent:
-    agent = request_agent(request)
-    assert agent is not None  # HasApiKey
-    return agent
-
-
-def _check_agents(owner: User, field: str, agent_ids: Iterable[uuid.UUID]) -> list[str]:
-    """The ids as the ACL stores them (strings); 400 unless each is one of the owner's agents."""
-    wanted = list(dict.fromkeys(str(agent_id) for agent_id in agent_ids))
-    known = {str(pk) for pk in account_selectors.agent_list(owner=owner).filter(pk__in=wanted).values_list("pk", flat=True)}  # fmt: skip
-    unknown = [agent_id for agent_id in wanted if agent_id not in known]
-    if unknown:
-        raise ValidationError({field: [MESSAGE_UNKNOWN_AGENT.format(agent_id=unknown[0])]})
-    return wanted
-
-
 # --- shapes -------------------------------------------------------------------------------------------
 
 
@@ -94,20 +71,6 @@ def _version_field() -> serializers.IntegerField:
         help_text="The version you read: the write lands only over it, else 409. Omit it and the write "
                   "lands over whatever is stored, concurrent writes included.",
     )  # fmt: skip
-
-
-def _one_of(values: Iterable[str]) -> str:
-    return f"One of: {', '.join(values)}."
-
-
-@extend_schema_field(OpenApiTypes.STR)
-class UnlistedChoiceField(serializers.ChoiceField):
-    """A choice documented as a string whose description lists the values: `scope` is already an enum
-    of typed memories, and the schema's enum components would collide on the name."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.help_text = f"{self.help_text} {_one_of(self.choices)}" if self.help_text else _one_of(self.choices)
 
 
 class AccessControl(serializers.Serializer):
@@ -123,9 +86,9 @@ class AccessControl(serializers.Serializer):
 class PoolOutput(serializers.ModelSerializer):
     access_control = AccessControl()
     created_by = serializers.UUIDField(source="created_by_id", allow_null=True, help_text="The creating agent.")
-    # Plain strings here: the same enums in two components would collide in the schema (see UnlistedChoiceField).
-    pool_type = StrictCharField(help_text=_one_of(MemoryPool.Type.values))
-    scope = StrictCharField(help_text=_one_of(MemoryPool.Scope.values))
+    # Plain strings here: the same enums in two components would collide in the schema (see ListedChoiceField).
+    pool_type = StrictCharField(help_text=one_of(MemoryPool.Type.values))
+    scope = StrictCharField(help_text=one_of(MemoryPool.Scope.values))
 
     class Meta:
         model = MemoryPool
@@ -182,7 +145,7 @@ class PoolApi(APIView):
         return super().handle_exception(exc)
 
     def pool(self, pool_id: str, level: pools.Level) -> MemoryPool:
-        pool = pools.pool_get(agent=_agent(self.request), pool_id=pool_id, level=level)
+        pool = pools.pool_get(agent=calling_agent(self.request), pool_id=pool_id, level=level)
         if pool is None:
             raise NotFound(MESSAGE_POOL_NOT_FOUND)
         return pool
@@ -192,14 +155,14 @@ class PoolListApi(PoolApi):
     @extend_schema(operation_id="pools_list", summary="The memory pools the calling agent may read",
                    responses={200: inline_serializer("PoolList", {"results": PoolOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request) -> Response:
-        return Response({"results": PoolOutput(pools.pool_list(agent=_agent(request)), many=True).data})
+        return Response({"results": PoolOutput(pools.pool_list(agent=calling_agent(request)), many=True).data})
 
 
 class PoolCreateApi(PoolApi):
     class InputSerializer(serializers.Serializer):
         pool_id = StrictCharField(max_length=MAX_ID_LENGTH, trim_whitespace=False)
         pool_type = serializers.ChoiceField(choices=MemoryPool.Type.choices, default=MemoryPool.Type.SHARED)
-        scope = UnlistedChoiceField(choices=MemoryPool.Scope.choices, default=MemoryPool.Scope.ACCOUNT,
+        scope = ListedChoiceField(choices=MemoryPool.Scope.choices, default=MemoryPool.Scope.ACCOUNT,
                                         help_text="account and global pools are open to all of the account's agents "
                                                   "unless access_control names writers.")  # fmt: skip
         data = serializers.DictField(default=dict, help_text="The initial document (a JSON object).")  # type: ignore[assignment]
@@ -233,14 +196,14 @@ class PoolCreateApi(PoolApi):
         if acl is not None:
             owner = request_owner(request)
             acl = {
-                "read": _check_agents(owner, "access_control.read", acl["read"]),
-                "write": _check_agents(owner, "access_control.write", acl["write"]),
+                "read": check_agents(owner, "access_control.read", acl["read"]),
+                "write": check_agents(owner, "access_control.write", acl["write"]),
                 "public_read": acl["public_read"],
             }
         ttl_seconds = fields.pop("ttl_seconds", None)
         if ttl_seconds is not None:
             fields["expires_at"] = timezone.now() + timedelta(seconds=ttl_seconds)
-        pool = pools.pool_create(agent=_agent(request), access_control=acl, **fields)
+        pool = pools.pool_create(agent=calling_agent(request), access_control=acl, **fields)
         return Response(PoolOutput(pool).data, status=status.HTTP_201_CREATED)
 
 
@@ -295,7 +258,7 @@ class PoolGrantApi(PoolApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         pool = self.pool(pool_id, "write")
-        [agent_id] = _check_agents(request_owner(request), "agent_id", [data.validated_data["agent_id"]])
+        [agent_id] = check_agents(request_owner(request), "agent_id", [data.validated_data["agent_id"]])
         pool = pools.pool_grant(pool=pool, agent_id=agent_id, level=data.validated_data["level"])
         return Response(PoolOutput(pool).data)
 

@@ -14,10 +14,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Agent
 from episodic import short_term
+from episodic.api.common import calling_agent
 from episodic.models import ShortTermMemory
-from memory_site.api.authentication import HasApiKey, request_agent
+from memory_site.api.authentication import HasApiKey
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
 from memory_site.api.schema import ERROR_RESPONSES
@@ -26,12 +26,6 @@ MESSAGE_ENTRY_NOT_FOUND = "Short-term entry not found."
 MAX_ID_LENGTH = 256  # the columns' length
 MIN_TTL_SECONDS = 60
 MAX_TTL_SECONDS = 30 * 86400
-
-
-def _agent(request: Request) -> Agent:
-    agent = request_agent(request)
-    assert agent is not None  # HasApiKey
-    return agent
 
 
 def _ttl_field() -> serializers.IntegerField:
@@ -78,7 +72,9 @@ class ShortTermListApi(APIView):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        entries = short_term.short_term_list(agent=_agent(request), session_id=data.validated_data.get("session_id"))
+        entries = short_term.short_term_list(
+            agent=calling_agent(request), session_id=data.validated_data.get("session_id")
+        )
         return Response({"results": ShortTermOutput(entries, many=True).data})
 
 
@@ -99,7 +95,7 @@ class ShortTermWriteApi(APIView):
         address = Address.checked(session_id, key)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = short_term.short_term_write(agent=_agent(request), **address, **data.validated_data)
+        entry = short_term.short_term_write(agent=calling_agent(request), **address, **data.validated_data)
         return Response(ShortTermOutput(entry).data)
 
 
@@ -109,7 +105,7 @@ class ShortTermReadApi(APIView):
     @extend_schema(operation_id="short_term_read", summary="Read a short-term entry (counts an access)",
                    responses={200: ShortTermOutput, **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, session_id: str, key: str) -> Response:
-        entry = short_term.short_term_read(agent=_agent(request), **Address.checked(session_id, key))
+        entry = short_term.short_term_read(agent=calling_agent(request), **Address.checked(session_id, key))
         if entry is None:
             raise NotFound(MESSAGE_ENTRY_NOT_FOUND)
         return Response(ShortTermOutput(entry).data)
@@ -121,7 +117,7 @@ class ShortTermDeleteApi(APIView):
     @extend_schema(operation_id="short_term_delete", summary="Forget a short-term entry",
                    responses={204: None, **ERROR_RESPONSES})  # fmt: skip
     def delete(self, request: Request, session_id: str, key: str) -> Response:
-        if not short_term.short_term_delete(agent=_agent(request), **Address.checked(session_id, key)):
+        if not short_term.short_term_delete(agent=calling_agent(request), **Address.checked(session_id, key)):
             raise NotFound(MESSAGE_ENTRY_NOT_FOUND)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -139,7 +135,7 @@ class ShortTermRefreshApi(APIView):
         address = Address.checked(session_id, key)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = short_term.short_term_refresh(agent=_agent(request), **address, **data.validated_data)
+        entry = short_term.short_term_refresh(agent=calling_agent(request), **address, **data.validated_data)
         if entry is None:
             raise NotFound(MESSAGE_ENTRY_NOT_FOUND)
         return Response(ShortTermOutput(entry).data)
@@ -151,7 +147,7 @@ class ShortTermSessionDeleteApi(APIView):
     @extend_schema(operation_id="short_term_session_delete", summary="Forget all of a session's short-term entries",
                    responses={200: inline_serializer("ShortTermSessionDeleted", {"deleted": serializers.IntegerField()}), **ERROR_RESPONSES})  # fmt: skip
     def delete(self, request: Request, session_id: str) -> Response:
-        deleted = short_term.short_term_delete(agent=_agent(request), **Address.checked(session_id))
+        deleted = short_term.short_term_delete(agent=calling_agent(request), **Address.checked(session_id))
         return Response({"deleted": deleted})
 
 

@@ -13,11 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Agent
 from episodic import tiers
+from episodic.api.common import calling_agent
 from episodic.models import ContextEntry, ShortTermMemory
 from ledger.redis_store import RedisUnavailable
-from memory_site.api.authentication import HasApiKey, request_agent
+from memory_site.api.authentication import HasApiKey
 from memory_site.api.exceptions import MESSAGE_REDIS_DOWN, ServiceUnavailable
 from memory_site.api.fields import StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
@@ -27,12 +27,6 @@ MESSAGE_NEEDS_SESSION = "This tier needs a session_id."
 MESSAGE_BAD_TYPE = "memory_type does not fit the tier."
 
 TIER_CHOICES = list(tiers.TIERS)
-
-
-def _agent(request: Request) -> Agent:
-    agent = request_agent(request)
-    assert agent is not None  # HasApiKey
-    return agent
 
 
 class _TierApi(APIView):
@@ -81,7 +75,7 @@ class TierWriteApi(_TierApi):
         if memory_type is not None and memory_type not in allowed.get(chosen, []):
             raise ValidationError({"memory_type": [MESSAGE_BAD_TYPE]})
         fields["tier"] = chosen
-        tier = tiers.write(agent=_agent(request), **fields)
+        tier = tiers.write(agent=calling_agent(request), **fields)
         return Response({"tier": tier, "key": fields["key"]})
 
 
@@ -94,7 +88,7 @@ class TierReadApi(_TierApi):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        found = tiers.read(agent=_agent(request), **data.validated_data)
+        found = tiers.read(agent=calling_agent(request), **data.validated_data)
         if found is None:
             raise NotFound(MESSAGE_KEY_NOT_FOUND)
         return Response({"tier": found.tier, "key": found.key, "value": found.value})
@@ -122,7 +116,7 @@ class TierSearchApi(_TierApi):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        hits = tiers.semantic_search(agent=_agent(request), **data.validated_data)
+        hits = tiers.semantic_search(agent=calling_agent(request), **data.validated_data)
         return Response({"results": LongTermHit(hits, many=True).data})
 
 
@@ -137,7 +131,7 @@ class TierConsolidateApi(_TierApi):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(tiers.consolidate(agent=_agent(request), **data.validated_data))
+        return Response(tiers.consolidate(agent=calling_agent(request), **data.validated_data))
 
 
 class TierStatsApi(_TierApi):
@@ -145,7 +139,7 @@ class TierStatsApi(_TierApi):
                    responses={200: inline_serializer("TierStats", {name: serializers.DictField() for name in TIER_CHOICES}),
                               **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request) -> Response:
-        return Response(tiers.stats(agent=_agent(request)))
+        return Response(tiers.stats(agent=calling_agent(request)))
 
 
 urlpatterns: list[URLPattern] = [

@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from episodic import contexts, maintenance
+from episodic.api.common import MESSAGE_UNKNOWN_AGENT
 from episodic.api.contexts import (
     MESSAGE_CONTEXT_EXISTS,
     MESSAGE_CONTEXT_NOT_FOUND,
@@ -17,7 +18,6 @@ from episodic.api.contexts import (
     MESSAGE_READ_ONLY,
     MESSAGE_RESERVED_NAME,
     MESSAGE_SNAPSHOT_NOT_FOUND,
-    MESSAGE_UNKNOWN_AGENT,
 )
 from episodic.models import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
