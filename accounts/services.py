@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts import auth_cache, selectors
 from accounts.models import Agent, ApiKey, MemorySettings, UsageRecord
+from memory_site.lib.errors import ConflictError
 
 API_KEY_SCHEME = "loci"
 _PREFIX_ALPHABET = string.ascii_lowercase + string.digits
@@ -26,8 +27,8 @@ _PREFIX_LENGTH = 8
 MESSAGE_AGENT_NAME_TAKEN = "An agent with this name already exists."
 
 
-class AgentNameTaken(Exception):
-    pass
+class AgentNameTaken(ConflictError):
+    message = MESSAGE_AGENT_NAME_TAKEN
 
 
 @dataclass(frozen=True)

@@ -28,18 +28,29 @@ from accounts.models import Agent
 from episodic import providers
 from episodic.models import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
 from episodic.selectors import Hit, hybrid_search
+from memory_site.lib.errors import ConflictError
 
 Level = Literal["read", "write"]
 Action = ContextAccessLog.Action
 OPEN_SCOPES = (PersistentContext.Scope.ACCOUNT, PersistentContext.Scope.GLOBAL)
 
 
-class EntryNotCurrent(Exception):
+MESSAGE_CONTEXT_EXISTS = "A context with this name already exists."
+MESSAGE_ENTRY_NOT_CURRENT = "Only the newest version of an entry can be edited: edit the version in `extra.current_id`."
+
+
+class EntryNotCurrent(ConflictError):
     """Only the newest version of an entry can be edited (another edit landed first)."""
 
+    message = MESSAGE_ENTRY_NOT_CURRENT
 
-class ContextExists(Exception):
-    pass
+    def __init__(self, current_id: uuid.UUID) -> None:
+        super().__init__(extra={"current_id": str(current_id)})
+        self.current_id = current_id
+
+
+class ContextExists(ConflictError):
+    message = MESSAGE_CONTEXT_EXISTS
 
 
 # --- access -------------------------------------------------------------------------------------------
@@ -102,7 +113,7 @@ def context_create(
                   "access_control": {"read": [], "write": [], **(access_control or {})}},
     )  # fmt: skip
     if not created:
-        raise ContextExists(name)
+        raise ContextExists()
     return context
 
 
@@ -196,7 +207,7 @@ def entry_update_content(
         # never two current versions.
         old = ContextEntry.objects.select_for_update().get(pk=entry.pk)
         if not old.is_current:
-            raise EntryNotCurrent(str(entry.pk))
+            raise EntryNotCurrent(entry_history(entry=old)[-1].pk)
         old.is_current = False
         old.save(update_fields=["is_current", "updated_at"])
         new = ContextEntry.objects.create(

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from accounts.models import Agent
 from episodic.models import MemoryPool, VersionedData, WorkflowPool
+from memory_site.lib.errors import ConflictError
 
 Level = Literal["read", "write"]
 V = TypeVar("V", bound=VersionedData)
@@ -34,14 +35,20 @@ V = TypeVar("V", bound=VersionedData)
 UNVERSIONED_RETRIES = 20
 
 
-class StaleVersion(Exception):
+MESSAGE_POOL_EXISTS = "A memory pool with this id already exists."
+MESSAGE_STALE_VERSION = "The pool changed since the version you read: read it again and retry."
+
+
+class StaleVersion(ConflictError):
+    message = MESSAGE_STALE_VERSION
+
     def __init__(self, current: int) -> None:
-        super().__init__(f"The stored version is {current}.")
+        super().__init__(extra={"current_version": current})  # the number kept a number
         self.current = current
 
 
-class PoolExists(Exception):
-    pass
+class PoolExists(ConflictError):
+    message = MESSAGE_POOL_EXISTS
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -180,7 +187,7 @@ def pool_create(
                   "access_control": acl, "task_id": task_id, "expires_at": expires_at},
     )  # fmt: skip
     if not created:
-        raise PoolExists(pool_id)
+        raise PoolExists()
     return pool
 
 

@@ -20,6 +20,8 @@ Auto-routing when no tier is given:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -35,6 +37,7 @@ from episodic import contexts, maintenance, pools, short_term
 from episodic.models import ContextEntry, MemoryPool, ShortTermMemory
 from ledger import services as working_memory
 from ledger.redis_store import RedisUnavailable, working_memory_key
+from memory_site.lib.errors import InvalidFieldError
 from memory_site.redis_client import get_redis
 
 Tier = Literal["working", "short_term", "long_term", "shared"]
@@ -44,9 +47,22 @@ WORKING_TIER_MAX_TTL = 900
 _WORKING_SCAN_LIMIT = 10_000
 
 
-class NeedsSession(ValueError):
+MESSAGE_NEEDS_SESSION = "This tier needs a session_id."
+
+
+class NeedsSession(InvalidFieldError):
     def __init__(self, tier: str) -> None:
-        super().__init__(f"The {tier} tier needs a session_id.")
+        super().__init__("session_id", MESSAGE_NEEDS_SESSION)
+        self.tier = tier
+
+
+@contextmanager
+def _working_tier() -> Iterator[None]:
+    """The working tier's outage, said as the tiers router says it (not as working memory's own API)."""
+    try:
+        yield
+    except RedisUnavailable as exc:
+        raise RedisUnavailable() from exc
 
 
 @dataclass(frozen=True)
@@ -85,8 +101,10 @@ def write(
     chosen = route_write(tier=tier, session_id=session_id, ttl_seconds=ttl_seconds)
     if chosen == "working":
         assert session_id
-        working_memory.working_memory_merge(owner_id=agent.owner_id, conversation_id=session_id, fields={key: value},
-                                            ttl_seconds=ttl_seconds)  # fmt: skip
+        with _working_tier():
+            working_memory.working_memory_merge(
+                owner_id=agent.owner_id, conversation_id=session_id, fields={key: value}, ttl_seconds=ttl_seconds
+            )
     elif chosen == "short_term":
         assert session_id
         short_term.short_term_write(agent=agent, session_id=session_id, key=key, value=value, ttl_seconds=ttl_seconds,
@@ -119,9 +137,10 @@ def read(*, agent: Agent, key: str, tier: Tier | None = None, session_id: str | 
         if candidate == "working":
             assert session_id
             try:
-                exists, value = working_memory.working_memory_field_get(
-                    owner_id=agent.owner_id, conversation_id=session_id, field=key
-                )
+                with _working_tier():
+                    exists, value = working_memory.working_memory_field_get(
+                        owner_id=agent.owner_id, conversation_id=session_id, field=key
+                    )
             except RedisUnavailable:
                 if tier is not None:
                     raise

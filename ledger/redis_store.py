@@ -25,6 +25,8 @@ from contextlib import contextmanager
 import redis
 from redis.commands.core import Script
 
+from memory_site.api.exceptions import MESSAGE_REDIS_DOWN
+from memory_site.lib.errors import UnavailableError
 from memory_site.redis_client import get_redis
 
 
@@ -162,15 +164,15 @@ def run(source: str, keys: list[str], args: list[str | int]) -> object:
     return _script(source)(keys=keys, args=args, client=get_redis())
 
 
-class RedisUnavailable(Exception):
-    pass
+class RedisUnavailable(UnavailableError):
+    message = MESSAGE_REDIS_DOWN
 
 
 @contextmanager
-def redis_errors_as_unavailable() -> Iterator[None]:
+def redis_errors_as_unavailable(message: str = MESSAGE_REDIS_DOWN) -> Iterator[None]:
     """Turn an outage (refused, timed out, still loading) into RedisUnavailable; other Redis errors
     (a script bug, a wrong type) are ours and stay loud."""
     try:
         yield
     except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as exc:
-        raise RedisUnavailable(str(exc)) from exc
+        raise RedisUnavailable(message) from exc

@@ -19,6 +19,7 @@ from django.db import transaction
 from accounts.models import Agent
 from ledger import redis_store
 from ledger.models import WorkingMemorySnapshot
+from memory_site.lib.errors import ConflictError, NotFoundError, ServiceError
 
 MAX_FIELD_NAME_LENGTH: Final = 256
 MAX_FIELDS_PER_WRITE: Final = 1000
@@ -41,22 +42,25 @@ MESSAGE_NOTHING_TO_PERSIST: Final = "This conversation has no working memory to 
 _CAS_ATTEMPTS: Final = 20
 
 
-class WorkingMemoryTooLarge(Exception):
+class WorkingMemoryTooLarge(ServiceError):
+    status_code = 413
+    message = MESSAGE_TOO_LARGE
+
     def __init__(self, size_bytes: int) -> None:
-        super().__init__(MESSAGE_TOO_LARGE)
+        super().__init__(extra={"size_bytes": size_bytes, "limit_bytes": settings.WORKING_MEMORY_MAX_BYTES})
         self.size_bytes = size_bytes
 
 
-class WorkingMemoryBusy(Exception):
-    pass
+class WorkingMemoryBusy(ConflictError):
+    message = MESSAGE_BUSY
 
 
-class SnapshotMissing(Exception):
-    pass
+class SnapshotMissing(NotFoundError):
+    message = MESSAGE_NO_SNAPSHOT
 
 
-class NothingToPersist(Exception):
-    pass
+class NothingToPersist(ConflictError):
+    message = MESSAGE_NOTHING_TO_PERSIST
 
 
 def encode(value: Any) -> str:
@@ -125,7 +129,7 @@ def working_memory_merge(
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     )
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         merged = _merge(*keys, values, ttl_seconds=ttl_seconds)
     return WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
 
@@ -136,7 +140,7 @@ def working_memory_get(*, owner_id: int, conversation_id: str) -> dict[str, Any]
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         flat = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "all", ""])
     assert isinstance(flat, list)
     return {flat[i]: decode(flat[i + 1]) for i in range(0, len(flat), 2)}
@@ -148,7 +152,7 @@ def working_memory_field_get(*, owner_id: int, conversation_id: str, field: str)
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         raw = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "field", field])
     return (False, None) if raw is None else (True, decode(str(raw)))
 
@@ -158,7 +162,7 @@ def working_memory_keys(*, owner_id: int, conversation_id: str) -> list[str]:
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         names = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "keys", ""])
     assert isinstance(names, list)
     return sorted(names)
@@ -170,7 +174,7 @@ def working_memory_delete(*, owner_id: int, conversation_id: str, fields: list[s
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         deleted = redis_store.run(redis_store.DELETE, keys, [settings.WORKING_MEMORY_TTL, *(fields or [])])
     return int(deleted)  # type: ignore[call-overload]
 
@@ -186,7 +190,7 @@ def working_memory_field_update(
     change makes it read again. The size limit is checked by the same script."""
     hash_key = redis_store.working_memory_key(owner_id, conversation_id)
     ttl_key = redis_store.ttl_policy_key(owner_id, conversation_id)
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         for _ in range(_CAS_ATTEMPTS):
             raw = redis_store.get_redis().hget(hash_key, field)
             value = update(_MISSING if raw is None else decode(str(raw)))
@@ -245,7 +249,7 @@ def working_memory_share(*, owner_id: int, source: Agent, target: Agent, key: st
         redis_store.shared_key(owner_id, str(source.id), str(target.id)),
         redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
     )
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         merged = _merge(*keys, {key: encode(value)}, ttl_seconds=None)
     return WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
 
@@ -256,7 +260,7 @@ def working_memory_retrieve_shared(*, owner_id: int, source: Agent, target: Agen
         redis_store.shared_key(owner_id, str(source.id), str(target.id)),
         redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
     ]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         raw = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "field", key])
     return (False, None) if raw is None else (True, decode(str(raw)))
 
@@ -268,7 +272,7 @@ def working_memory_persist(*, owner: User, conversation_id: str, agent: Agent | 
     """Save the conversation's working memory (raw values and TTL policy) to PostgreSQL, replacing an
     earlier save. Redis is read before the transaction (STYLE habit 6)."""
     hash_key = redis_store.working_memory_key(owner.pk, conversation_id)
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         pipe: Any = redis_store.get_redis().pipeline(transaction=True)
         raw, policy = pipe.hgetall(hash_key).get(redis_store.ttl_policy_key(owner.pk, conversation_id)).execute()
     if not raw:
@@ -302,7 +306,7 @@ def working_memory_load(*, owner: User, conversation_id: str) -> dict[str, Any]:
         redis_store.working_memory_key(owner.pk, conversation_id),
         redis_store.ttl_policy_key(owner.pk, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
         redis_store.run(redis_store.RESTORE, keys, args)
     return {name: decode(value) for name, value in snapshot.fields.items()}
 
@@ -312,7 +316,7 @@ def working_memory_load(*, owner: User, conversation_id: str) -> dict[str, Any]:
 
 def _ledger(owner_id: int, conversation_id: str, op: str, item: str = "", value: str = "") -> Any:
     keys = [redis_store.ledger_key(owner_id, conversation_id), redis_store.ttl_policy_key(owner_id, conversation_id)]
-    with redis_store.redis_errors_as_unavailable():
+    with redis_store.redis_errors_as_unavailable(MESSAGE_LEDGER_UNAVAILABLE):
         return redis_store.run(redis_store.LEDGER, keys, [settings.WORKING_MEMORY_TTL, op, item, value])
 
 

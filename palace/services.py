@@ -25,6 +25,7 @@ from accounts.models import Agent, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from memory_site.db import advisory_xact_lock
+from memory_site.lib.errors import ConflictError, ForbiddenError, NotFoundError
 from palace import extraction, kg, naming, preferences
 from palace.models import (
     ActivityEvent,
@@ -48,16 +49,16 @@ MESSAGE_CONVERSATION_EXISTS = "A conversation with this id exists; append turns 
 MESSAGE_NO_CONVERSATION = "Conversation not found."
 
 
-class MemoryDisabled(Exception):
-    pass
+class MemoryDisabled(ForbiddenError):
+    message = MESSAGE_MEMORY_OFF
 
 
-class ConversationExists(Exception):
-    pass
+class ConversationExists(ConflictError):
+    message = MESSAGE_CONVERSATION_EXISTS
 
 
-class ConversationMissing(Exception):
-    pass
+class ConversationMissing(NotFoundError):
+    message = MESSAGE_NO_CONVERSATION
 
 
 class TurnInput(TypedDict, total=False):

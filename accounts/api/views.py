@@ -14,13 +14,11 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.models import Agent, ApiKey
-from memory_site.api.authentication import HasApiKey, request_agent, request_owner
-from memory_site.api.exceptions import Conflict
+from memory_site.api.authentication import HasApiKey, owned_agent, request_agent, request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES, paginated
 
-MESSAGE_AGENT_NOT_FOUND = "Agent not found."
 MESSAGE_KEY_NOT_FOUND = "API key not found."
 
 
@@ -42,13 +40,6 @@ class AgentOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Agent
         fields = ["id", "name", "description", "config", "created_at", "updated_at"]
-
-
-def _owned_agent(request: Request, agent_id: uuid.UUID) -> Agent:
-    agent = selectors.agent_get(owner=request_owner(request), agent_id=agent_id)
-    if agent is None:
-        raise NotFound(MESSAGE_AGENT_NOT_FOUND)
-    return agent
 
 
 class AgentMeApi(APIView):
@@ -90,10 +81,7 @@ class AgentCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            agent = services.agent_create(owner=request_owner(request), **data.validated_data)
-        except services.AgentNameTaken as exc:
-            raise Conflict(str(exc)) from None
+        agent = services.agent_create(owner=request_owner(request), **data.validated_data)
         return Response(AgentOutputSerializer(agent).data, status=status.HTTP_201_CREATED)
 
 
@@ -104,7 +92,7 @@ class AgentDetailApi(APIView):
         responses={200: AgentOutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request, agent_id: uuid.UUID) -> Response:
-        return Response(AgentOutputSerializer(_owned_agent(request, agent_id)).data)
+        return Response(AgentOutputSerializer(owned_agent(request, agent_id)).data)
 
 
 class AgentUpdateApi(APIView):
@@ -120,13 +108,10 @@ class AgentUpdateApi(APIView):
         responses={200: AgentOutputSerializer, **ERROR_RESPONSES},
     )
     def patch(self, request: Request, agent_id: uuid.UUID) -> Response:
-        agent = _owned_agent(request, agent_id)
+        agent = owned_agent(request, agent_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            agent = services.agent_update(agent=agent, **data.validated_data)
-        except services.AgentNameTaken as exc:
-            raise Conflict(str(exc)) from None
+        agent = services.agent_update(agent=agent, **data.validated_data)
         return Response(AgentOutputSerializer(agent).data)
 
 
@@ -177,7 +162,7 @@ class ApiKeyCreateApi(APIView):
         data.is_valid(raise_exception=True)
         agent_id = data.validated_data.get("agent_id")
         if agent_id is not None:
-            agent = _owned_agent(request, agent_id)
+            agent = owned_agent(request, agent_id)
         else:
             caller = request_agent(request)
             if caller is None:

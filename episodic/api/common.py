@@ -11,19 +11,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.request import Request
 
 from accounts import selectors as account_selectors
-from accounts.models import Agent
-from memory_site.api.authentication import request_agent
 
 MESSAGE_UNKNOWN_AGENT = "Not an agent of this account: {agent_id}."
-
-
-def calling_agent(request: Request) -> Agent:
-    agent = request_agent(request)
-    assert agent is not None  # HasApiKey
-    return agent
 
 
 def check_agents(owner: User, field: str, agent_ids: Iterable[uuid.UUID]) -> list[str]:

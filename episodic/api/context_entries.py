@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from episodic import contexts
-from episodic.api.common import calling_agent
 from episodic.api.contexts import (
     _EDIT_ERRORS,
     MAX_CONTENT_LENGTH,
@@ -22,10 +21,10 @@ from episodic.api.contexts import (
     ContextApi,
     ContextEntryHitOutput,
     ContextEntryOutput,
-    EntryNotCurrentConflict,
     _at_now,
 )
 from episodic.models import ContextEntry
+from memory_site.api.authentication import calling_agent
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
 from memory_site.api.schema import ERROR_RESPONSES
@@ -109,10 +108,7 @@ class EntryUpdateApi(EntryApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         entry = self.entry(self.context(context_id, "write"), entry_id)
-        try:
-            new = contexts.entry_update_content(agent=calling_agent(request), entry=entry, **data.validated_data)
-        except contexts.EntryNotCurrent:
-            raise EntryNotCurrentConflict(contexts.entry_history(entry=entry)[-1].pk) from None
+        new = contexts.entry_update_content(agent=calling_agent(request), entry=entry, **data.validated_data)
         return Response(ContextEntryOutput(new).data)
 
 

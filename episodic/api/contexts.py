@@ -13,7 +13,6 @@ import uuid
 from datetime import datetime
 from typing import ClassVar
 
-from django.core.exceptions import ObjectDoesNotExist
 from django.urls import URLPattern, path
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -24,11 +23,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodic import contexts
-from episodic.api.common import ListedChoiceField, calling_agent, check_agents, one_of
+from episodic.api.common import ListedChoiceField, check_agents, one_of
 from episodic.maintenance import staleness
 from episodic.models import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
-from memory_site.api.authentication import HasApiKey, request_owner
-from memory_site.api.exceptions import Conflict
+from memory_site.api.authentication import HasApiKey, calling_agent, request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
@@ -36,9 +34,9 @@ from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 MESSAGE_CONTEXT_NOT_FOUND = "Context not found."
 MESSAGE_ENTRY_NOT_FOUND = "Entry not found."
 MESSAGE_SNAPSHOT_NOT_FOUND = "Snapshot not found."
-MESSAGE_CONTEXT_EXISTS = "A context with this name already exists."
+MESSAGE_CONTEXT_EXISTS = contexts.MESSAGE_CONTEXT_EXISTS
 MESSAGE_READ_ONLY = "This agent may read this context but not write to it."
-MESSAGE_ENTRY_NOT_CURRENT = "Only the newest version of an entry can be edited: edit the version in `extra.current_id`."
+MESSAGE_ENTRY_NOT_CURRENT = contexts.MESSAGE_ENTRY_NOT_CURRENT
 MESSAGE_RESERVED_NAME = "Names starting with 'agent-memory:' are reserved for the agents' own long-term memory."
 
 MAX_NAME_LENGTH = 200  # the column's length
@@ -52,12 +50,6 @@ _EDIT_ERRORS = {
     **ERROR_RESPONSES,
     409: OpenApiResponse(ErrorEnvelope, description="Not the newest version (`extra.current_id`)"),
 }
-
-
-class EntryNotCurrentConflict(Conflict):
-    def __init__(self, current_id: uuid.UUID) -> None:
-        super().__init__(MESSAGE_ENTRY_NOT_CURRENT)
-        self.extra = {"current_id": str(current_id)}  # the envelope's "extra"
 
 
 def _at_now() -> dict[str, datetime]:
@@ -172,13 +164,6 @@ class ContextApi(APIView):
 
     permission_classes = [HasApiKey]
     not_found_message: ClassVar[str] = MESSAGE_CONTEXT_NOT_FOUND
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, contexts.ContextExists):
-            exc = Conflict(MESSAGE_CONTEXT_EXISTS)
-        elif isinstance(exc, ObjectDoesNotExist):
-            exc = NotFound(self.not_found_message)  # deleted between the access check and the write
-        return super().handle_exception(exc)
 
     def context(self, context_id: uuid.UUID, level: contexts.Level = "read") -> PersistentContext:
         agent = calling_agent(self.request)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from django.core.exceptions import ObjectDoesNotExist
 from django.urls import URLPattern, path
 from django.utils import timezone
 from drf_spectacular.utils import (
@@ -28,19 +27,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodic import pools
-from episodic.api.common import ListedChoiceField, calling_agent, check_agents, one_of
+from episodic.api.common import ListedChoiceField, check_agents, one_of
 from episodic.models import MemoryPool, WorkflowPool
-from memory_site.api.authentication import HasApiKey, request_owner
-from memory_site.api.exceptions import Conflict
+from memory_site.api.authentication import HasApiKey, calling_agent, request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 
 MESSAGE_POOL_NOT_FOUND = "Memory pool not found."
-MESSAGE_POOL_EXISTS = "A memory pool with this id already exists."
+MESSAGE_POOL_EXISTS = pools.MESSAGE_POOL_EXISTS
 MESSAGE_WORKFLOW_POOL_NOT_FOUND = "Workflow pool not found."
 MESSAGE_WORKFLOW_RUN_NOT_FOUND = "This workflow run has no pools."
-MESSAGE_STALE_VERSION = "The pool changed since the version you read: read it again and retry."
+MESSAGE_STALE_VERSION = pools.MESSAGE_STALE_VERSION
 MESSAGE_SLASH_IN_POOL_ID = "Pool ids may not contain '/'."
 MESSAGE_EXPIRY_TWICE = "Give expires_at or ttl_seconds, not both."
 MESSAGE_EXPIRY_PAST = "Must be in the future."
@@ -54,12 +52,6 @@ _ERRORS = {
     409: OpenApiResponse(ErrorEnvelope, description="Stale version (`extra.current_version`)"),
 }
 _CREATE_ERRORS = {**ERROR_RESPONSES, 409: OpenApiResponse(ErrorEnvelope, description="The pool id is taken")}
-
-
-class VersionConflict(Conflict):
-    def __init__(self, current: int) -> None:
-        super().__init__(MESSAGE_STALE_VERSION)
-        self.extra = {"current_version": current}  # the envelope's "extra", the number kept a number
 
 
 # --- shapes -------------------------------------------------------------------------------------------
@@ -134,15 +126,6 @@ class PoolApi(APIView):
 
     permission_classes = [HasApiKey]
     not_found_message: ClassVar[str] = MESSAGE_POOL_NOT_FOUND
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, pools.StaleVersion):
-            exc = VersionConflict(exc.current)
-        elif isinstance(exc, pools.PoolExists):
-            exc = Conflict(MESSAGE_POOL_EXISTS)
-        elif isinstance(exc, ObjectDoesNotExist):
-            exc = NotFound(self.not_found_message)  # deleted between the access check and the write
-        return super().handle_exception(exc)
 
     def pool(self, pool_id: str, level: pools.Level) -> MemoryPool:
         pool = pools.pool_get(agent=calling_agent(self.request), pool_id=pool_id, level=level)

@@ -15,9 +15,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodic import short_term
-from episodic.api.common import calling_agent
 from episodic.models import ShortTermMemory
-from memory_site.api.authentication import HasApiKey
+from memory_site.api.authentication import HasApiKey, calling_agent
 from memory_site.api.fields import StrictCharField
 from memory_site.api.routing import by_method
 from memory_site.api.schema import ERROR_RESPONSES

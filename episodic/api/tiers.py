@@ -14,16 +14,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodic import tiers
-from episodic.api.common import calling_agent
 from episodic.models import ContextEntry, ShortTermMemory
-from ledger.redis_store import RedisUnavailable
-from memory_site.api.authentication import HasApiKey
-from memory_site.api.exceptions import MESSAGE_REDIS_DOWN, ServiceUnavailable
+from memory_site.api.authentication import HasApiKey, calling_agent
 from memory_site.api.fields import StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 
 MESSAGE_KEY_NOT_FOUND = "No tier holds this key."
-MESSAGE_NEEDS_SESSION = "This tier needs a session_id."
+MESSAGE_NEEDS_SESSION = tiers.MESSAGE_NEEDS_SESSION
 MESSAGE_BAD_TYPE = "memory_type does not fit the tier."
 
 TIER_CHOICES = list(tiers.TIERS)
@@ -31,13 +28,6 @@ TIER_CHOICES = list(tiers.TIERS)
 
 class _TierApi(APIView):
     permission_classes = [HasApiKey]
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, tiers.NeedsSession):
-            exc = ValidationError({"session_id": [MESSAGE_NEEDS_SESSION]})
-        elif isinstance(exc, RedisUnavailable):
-            exc = ServiceUnavailable(MESSAGE_REDIS_DOWN)
-        return super().handle_exception(exc)
 
 
 class Keyed(serializers.Serializer):

@@ -17,18 +17,12 @@ from accounts import selectors as account_selectors
 from accounts.models import Agent
 from episodic import selectors, services
 from episodic.models import Episode, TypedMemory
-from memory_site.api.authentication import HasApiKey, request_agent, request_owner
+from memory_site.api.authentication import HasApiKey, calling_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 
 MESSAGE_EPISODE_NOT_FOUND = "Episode not found."
 MESSAGE_MEMORY_NOT_FOUND = "Memory not found."
-
-
-def _agent(request: Request) -> Agent:
-    agent = request_agent(request)
-    assert agent is not None  # HasApiKey
-    return agent
 
 
 # --- shapes -------------------------------------------------------------------------------------------
@@ -98,7 +92,7 @@ class EpisodeStoreApi(APIView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         fields["episode_type"] = fields.pop("type")
-        episode = services.episode_store(owner=request_owner(request), agent=_agent(request), **fields)
+        episode = services.episode_store(owner=request_owner(request), agent=calling_agent(request), **fields)
         return Response(EpisodeOutput(episode).data, status=status.HTTP_201_CREATED)
 
 
@@ -190,7 +184,9 @@ class EpisodeProposeApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        proposal = services.episode_propose(owner=request_owner(request), agent=_agent(request), **data.validated_data)
+        proposal = services.episode_propose(
+            owner=request_owner(request), agent=calling_agent(request), **data.validated_data
+        )
         saved = proposal.episode is not None
         body = {
             "decision": "saved" if saved else "skipped",
@@ -255,7 +251,7 @@ class TypedMemoryCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        agent = _agent(request)
+        agent = calling_agent(request)
         shared_with = [str(agent_id) for agent_id in fields.pop("shared_with", [])]
         for agent_id in shared_with:
             if account_selectors.agent_get(owner=request_owner(request), agent_id=agent_id) is None:
@@ -283,7 +279,7 @@ class TypedMemoryQueryApi(APIView):
     def post(self, request: Request) -> Response:
         data = TypedQueryInput(data=request.data)
         data.is_valid(raise_exception=True)
-        hits = selectors.typed_query(agent=_agent(request), **data.validated_data)
+        hits = selectors.typed_query(agent=calling_agent(request), **data.validated_data)
         services.typed_memory_touch(ids=[hit.item.pk for hit in hits])
         return Response({"results": TypedHitOutput(hits, many=True).data})
 
@@ -294,7 +290,7 @@ class TypedSessionTimelineApi(APIView):
     @extend_schema(summary="A session's episodic memories, in sequence order",
                    responses={200: inline_serializer("SessionTimeline", {"session_id": StrictCharField(), "results": TypedMemoryOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, session_id: str) -> Response:
-        memories = selectors.typed_session_timeline(agent=_agent(request), session_id=session_id)
+        memories = selectors.typed_session_timeline(agent=calling_agent(request), session_id=session_id)
         services.typed_memory_touch(ids=[m.pk for m in memories])
         return Response({"session_id": session_id, "results": TypedMemoryOutput(memories, many=True).data})
 
@@ -305,13 +301,13 @@ class TypedEntityFactsApi(APIView):
     @extend_schema(summary="All semantic memories of an entity",
                    responses={200: inline_serializer("EntityFacts", {"entity_id": StrictCharField(), "results": TypedMemoryOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, entity_id: str) -> Response:
-        memories = selectors.typed_entity_facts(agent=_agent(request), entity_id=entity_id)
+        memories = selectors.typed_entity_facts(agent=calling_agent(request), entity_id=entity_id)
         services.typed_memory_touch(ids=[m.pk for m in memories])
         return Response({"entity_id": entity_id, "results": TypedMemoryOutput(memories, many=True).data})
 
 
 def _visible_memory(request: Request, memory_id: uuid.UUID) -> TypedMemory:
-    memory = selectors.typed_get(agent=_agent(request), memory_id=memory_id)
+    memory = selectors.typed_get(agent=calling_agent(request), memory_id=memory_id)
     if memory is None:
         raise NotFound(MESSAGE_MEMORY_NOT_FOUND)
     return memory
@@ -356,7 +352,9 @@ class CompatEpisodicStoreApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        episode = services.episode_store(owner=request_owner(request), agent=_agent(request), **data.validated_data)
+        episode = services.episode_store(
+            owner=request_owner(request), agent=calling_agent(request), **data.validated_data
+        )
         return Response({"id": str(episode.id), "status": "stored"})
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -18,17 +18,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors as account_selectors
-from accounts.models import Agent
 from ledger import services
-from ledger.redis_store import RedisUnavailable
-from memory_site.api.authentication import HasApiKey, request_agent, request_owner
-from memory_site.api.exceptions import Conflict, PayloadTooLarge, ServiceUnavailable
+from memory_site.api.authentication import (
+    HasApiKey,
+    calling_agent,
+    owned_agent,
+    request_agent,
+    request_owner,
+)
 from memory_site.api.fields import StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 from memory_site.lib.ids import MESSAGE_BAD_CONVERSATION_ID, is_valid_conversation_id
 
-MESSAGE_AGENT_NOT_FOUND = "Agent not found."
 MESSAGE_NOT_SHARED = "Nothing shared under this key."
 MESSAGE_BAD_FIELD_NAME = "Field names are 1 to 256 characters with no control characters."
 
@@ -72,25 +73,6 @@ class WorkingMemoryApi(APIView):
         if not _valid_name(value):
             raise ValidationError({field: [MESSAGE_BAD_FIELD_NAME]})
         return value
-
-    def handle_exception(self, exc: Exception) -> Response:
-        # Domain errors of the services become API errors here, in one place for every operation.
-        if isinstance(exc, services.WorkingMemoryTooLarge):
-            exc = PayloadTooLarge(
-                services.MESSAGE_TOO_LARGE,
-                extra={"size_bytes": exc.size_bytes, "limit_bytes": settings.WORKING_MEMORY_MAX_BYTES},
-            )
-        elif isinstance(exc, services.WorkingMemoryBusy):
-            exc = Conflict(str(exc))
-        elif isinstance(exc, services.SnapshotMissing):
-            exc = NotFound(str(exc))
-        elif isinstance(exc, services.NothingToPersist):
-            exc = Conflict(str(exc))
-        elif isinstance(exc, RedisUnavailable):
-            exc = ServiceUnavailable(self.unavailable_message)
-        return super().handle_exception(exc)
-
-    unavailable_message: ClassVar[str] = services.MESSAGE_WM_UNAVAILABLE
 
 
 class WriteOutput(serializers.Serializer):
@@ -407,13 +389,6 @@ class WorkingMemoryLoadApi(WorkingMemoryApi):
 # --- sharing between the owner's agents ---------------------------------------------------------------
 
 
-def _owned_agent(request: Request, agent_id: Any) -> Agent:
-    agent = account_selectors.agent_get(owner=request_owner(request), agent_id=agent_id)
-    if agent is None:
-        raise NotFound(MESSAGE_AGENT_NOT_FOUND)
-    return agent
-
-
 class SharedMemoryShareApi(WorkingMemoryApi):
     permission_classes = [HasApiKey]
 
@@ -436,9 +411,8 @@ class SharedMemoryShareApi(WorkingMemoryApi):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        source = request_agent(request)
-        assert source is not None
-        target = _owned_agent(request, data.validated_data["target_agent_id"])
+        source = calling_agent(request)
+        target = owned_agent(request, data.validated_data["target_agent_id"])
         key = data.validated_data["key"]
         result = services.working_memory_share(
             owner_id=source.owner_id, source=source, target=target, key=key, value=data.validated_data["value"]
@@ -466,9 +440,8 @@ class SharedMemoryRetrieveApi(WorkingMemoryApi):
         },
     )
     def get(self, request: Request, source_agent_id: Any, key: str) -> Response:
-        target = request_agent(request)
-        assert target is not None
-        source = _owned_agent(request, source_agent_id)
+        target = calling_agent(request)
+        source = owned_agent(request, source_agent_id)
         exists, value = services.working_memory_retrieve_shared(
             owner_id=target.owner_id, source=source, target=target, key=self.name("key", key)
         )
@@ -481,7 +454,7 @@ class SharedMemoryRetrieveApi(WorkingMemoryApi):
 
 
 class LedgerApi(WorkingMemoryApi):
-    unavailable_message = services.MESSAGE_LEDGER_UNAVAILABLE
+    """Base of the ledger operations (the same conversation checks as working memory)."""
 
 
 class LedgerItemInput(serializers.Serializer):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -10,12 +11,14 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.permissions import BasePermission
 
 from accounts.models import Agent, ApiKey
+from accounts.selectors import agent_get
 from accounts.services import api_key_authenticate, api_key_prefix
 from memory_site.api.throttling import Window
 
 MESSAGE_INVALID_KEY = "Invalid or revoked API key."
 MESSAGE_MALFORMED_HEADER = "Malformed Authorization header: use 'Bearer <key>'."
 MESSAGE_NEEDS_API_KEY = "This endpoint needs an agent's API key."
+MESSAGE_AGENT_NOT_FOUND = "Agent not found."
 
 
 class ApiKeyAuthentication(BaseAuthentication):
@@ -65,6 +68,23 @@ def request_agent(request: Any) -> Agent | None:
     """The agent behind the request's API key; None for a browser session."""
     auth = getattr(request, "auth", None)
     return auth.agent if isinstance(auth, ApiKey) else None
+
+
+def calling_agent(request: Any) -> Agent:
+    """The agent behind the request's API key; 403 for a request without one (views that need an agent
+    also declare HasApiKey, so this answers only when a view forgot to)."""
+    agent = request_agent(request)
+    if agent is None:
+        raise exceptions.PermissionDenied(MESSAGE_NEEDS_API_KEY)
+    return agent
+
+
+def owned_agent(request: Any, agent_id: uuid.UUID | str) -> Agent:
+    """One of the request owner's agents by id; 404 for another owner's agent as for an unknown one."""
+    agent = agent_get(owner=request_owner(request), agent_id=agent_id)
+    if agent is None:
+        raise exceptions.NotFound(MESSAGE_AGENT_NOT_FOUND)
+    return agent
 
 
 class HasApiKey(BasePermission):

@@ -11,8 +11,8 @@ import logging
 from typing import Any
 
 import redis
+from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
@@ -31,6 +31,7 @@ from memory_site.api.exceptions import (
     PayloadTooLarge,
     ServiceUnavailable,
 )
+from memory_site.lib.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -52,14 +53,26 @@ def envelope(message: str, extra: dict[str, Any] | None = None) -> dict[str, Any
     return {"message": message, "extra": extra or {}}
 
 
-def _as_api_exception(exc: Exception) -> exceptions.APIException | None:
+class _ServiceErrorAnswer(exceptions.APIException):
+    """A service's domain error as DRF sees it: its status, message and extra, nothing else."""
+
+    def __init__(self, exc: ServiceError) -> None:
+        super().__init__(exc.detail)
+        self.status_code = exc.status_code
+        self.extra = exc.extra
+
+
+def _as_api_exception(exc: Exception, view: Any = None) -> exceptions.APIException | None:
     if isinstance(exc, exceptions.APIException):
         return exc
+    if isinstance(exc, ServiceError):
+        return _ServiceErrorAnswer(exc)
     if isinstance(exc, RequestDataTooBig):
         # Django's own bound (DATA_UPLOAD_MAX_MEMORY_SIZE) tripped before our parser's.
         return PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE)
-    if isinstance(exc, Http404):
-        return exceptions.NotFound(MESSAGE_NOT_FOUND)
+    if isinstance(exc, (Http404, ObjectDoesNotExist)):
+        # A row deleted between a view's access check and the service's write: the view names the thing.
+        return exceptions.NotFound(getattr(view, "not_found_message", MESSAGE_NOT_FOUND))
     if isinstance(exc, DjangoPermissionDenied):
         return exceptions.PermissionDenied()
     if isinstance(exc, DjangoValidationError):
@@ -95,7 +108,7 @@ def _message_and_extra(exc: exceptions.APIException) -> tuple[str, dict[str, Any
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
-    api_exc = _as_api_exception(exc)
+    api_exc = _as_api_exception(exc, context.get("view"))
     set_rollback()
     if api_exc is None:
         view = context.get("view")

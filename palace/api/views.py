@@ -7,13 +7,12 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
-from memory_site.api.exceptions import Conflict
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import services
@@ -45,15 +44,6 @@ def _turns_field(**kwargs: Any) -> serializers.ListField:
 
 class ConversationApi(APIView):
     permission_classes = [HasApiKey]
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, services.MemoryDisabled):
-            exc = PermissionDenied(str(exc))
-        elif isinstance(exc, services.ConversationExists):
-            exc = Conflict(str(exc))
-        elif isinstance(exc, services.ConversationMissing):
-            exc = NotFound(str(exc))
-        return super().handle_exception(exc)
 
     def accepted(self, job: MiningJob, conversation_id: str) -> Response:
         body = {

@@ -4,10 +4,10 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from accounts.api.views import MESSAGE_AGENT_NOT_FOUND, MESSAGE_KEY_NOT_FOUND
+from accounts.api.views import MESSAGE_KEY_NOT_FOUND
 from accounts.models import Agent
 from accounts.services import MESSAGE_AGENT_NAME_TAKEN
-from memory_site.api.authentication import MESSAGE_NEEDS_API_KEY
+from memory_site.api.authentication import MESSAGE_AGENT_NOT_FOUND, MESSAGE_NEEDS_API_KEY
 from memory_site.api.errors import MESSAGE_INVALID_INPUT
 from tests.conftest import Personas
 

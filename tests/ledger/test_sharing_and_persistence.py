@@ -6,9 +6,10 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from ledger import redis_store
-from ledger.api.views import MESSAGE_AGENT_NOT_FOUND, MESSAGE_NOT_SHARED
+from ledger.api.views import MESSAGE_NOT_SHARED
 from ledger.models import WorkingMemorySnapshot
 from ledger.services import MESSAGE_NO_SNAPSHOT
+from memory_site.api.authentication import MESSAGE_AGENT_NOT_FOUND
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
