@@ -6,7 +6,7 @@ Access, over the owner's agents only: the creating agent and the agents named in
 too, unless the write list names writers). Every read is logged in ContextAccessLog.
 
 An entry's `effective_relevance_score` = importance x confidence x (0.5 + 0.5 x recency), where recency
-= 0.5 ** (days since the entry was last used / STALENESS_HALF_LIFE_DAYS): an entry never loses more
+= 0.5 ** (days since the entry was last used / MAINTENANCE_STALENESS_HALF_LIFE_DAYS): an entry never loses more
 than half its weight to age alone. Its staleness (what the context_rot job archives at >= 0.9) is in
 `episodic.maintenance`.
 """
@@ -259,7 +259,7 @@ def last_used(entry: ContextEntry) -> datetime:
 
 def recency(entry: ContextEntry, now: datetime) -> float:
     days = max(0.0, (now - last_used(entry)).total_seconds() / 86400)
-    return float(0.5 ** (days / settings.STALENESS_HALF_LIFE_DAYS))
+    return float(0.5 ** (days / settings.MAINTENANCE_STALENESS_HALF_LIFE_DAYS))
 
 
 def effective_relevance_score(entry: ContextEntry, now: datetime | None = None) -> float:

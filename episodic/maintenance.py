@@ -10,17 +10,17 @@ Every job:
 - is idempotent: run twice, the second run finds nothing to do;
 - in dry-run changes nothing and lists what it would do.
 
-Consolidation promotes short-term entries read at least CONSOLIDATION_MIN_ACCESS times to long-term
+Consolidation promotes short-term entries read at least MAINTENANCE_CONSOLIDATION_MIN_ACCESS times to long-term
 entries (with embeddings) in the agent's own memory context, importance min(1, 0.4 + 0.1 x reads), and
 deletes expired entries read fewer times. Dedup merges live entries of one context (or typed memories of
-one owner, type, scope and agent) whose cosine similarity is at least DEDUP_SIMILARITY, found with the
+one owner, type, scope and agent) whose cosine similarity is at least MAINTENANCE_DEDUP_SIMILARITY, found with the
 HNSW index (each entry probes its nearest neighbours: O(n log n), not O(n^2)); the survivor is the more
 important one (then the more used, then the older), keeps the higher importance and the union of both
 metadata; the other stays as deprecated with `merged_into` set. Context rot archives entries whose
-staleness reaches CONTEXT_ROT_STALENESS, where
+staleness reaches MAINTENANCE_CONTEXT_ROT_STALENESS, where
 
     staleness = age x (0.6 + 0.2 x unused + 0.2 x irrelevant)
-    age        = 1 - 0.5 ** (days since last use / STALENESS_HALF_LIFE_DAYS)   (0 fresh .. 1 old)
+    age        = 1 - 0.5 ** (days since last use / MAINTENANCE_STALENESS_HALF_LIFE_DAYS)   (0 fresh .. 1 old)
     unused     = 1 / (1 + access_count)                                          (1 never read)
     irrelevant = 1 - importance x confidence
 
@@ -140,7 +140,7 @@ def _entry_text(entry: ShortTermMemory) -> str:
 
 
 def consolidation(report: Report, now: datetime, *, session_id: str | None = None, agent: Agent | None = None) -> None:
-    minimum = settings.CONSOLIDATION_MIN_ACCESS
+    minimum = settings.MAINTENANCE_CONSOLIDATION_MIN_ACCESS
     scope = ShortTermMemory.objects.all()
     if agent is not None:
         scope = scope.filter(owner_id=agent.owner_id, agent=agent)
@@ -208,7 +208,7 @@ def expired_cleanup(report: Report, now: datetime) -> None:
         Episode.objects.filter(expires_at__lte=now),
         lambda e: f"delete episode {e.pk} (expired {e.expires_at:%Y-%m-%d %H:%M})",
     )
-    waiting = Q(access_count__gte=settings.CONSOLIDATION_MIN_ACCESS, promoted_to__isnull=True)
+    waiting = Q(access_count__gte=settings.MAINTENANCE_CONSOLIDATION_MIN_ACCESS, promoted_to__isnull=True)
     _delete(
         report,
         "short_term",
@@ -225,18 +225,18 @@ def expired_cleanup(report: Report, now: datetime) -> None:
 
 def staleness(entry: ContextEntry, now: datetime) -> float:
     days = max(0.0, (now - last_used(entry)).total_seconds() / 86400)
-    age = 1 - 0.5 ** (days / settings.STALENESS_HALF_LIFE_DAYS)
+    age = 1 - 0.5 ** (days / settings.MAINTENANCE_STALENESS_HALF_LIFE_DAYS)
     unused = 1 / (1 + entry.access_count)
     irrelevant = 1 - entry.importance * entry.confidence
     return float(age * (0.6 + 0.2 * unused + 0.2 * irrelevant))
 
 
 def context_rot(report: Report, now: datetime) -> None:
-    threshold = settings.CONTEXT_ROT_STALENESS
+    threshold = settings.MAINTENANCE_CONTEXT_ROT_STALENESS
     if threshold >= 1:
         return
     # staleness <= age, so only entries unused for at least this long can reach the threshold.
-    min_days = settings.STALENESS_HALF_LIFE_DAYS * math.log2(1 / (1 - threshold))
+    min_days = settings.MAINTENANCE_STALENESS_HALF_LIFE_DAYS * math.log2(1 / (1 - threshold))
     cutoff = now - timedelta(days=min_days)
     old = (
         entries_live()
@@ -356,7 +356,7 @@ def dedup(report: Report, now: datetime) -> None:
     """Probes run DEDUP_PROBE_THREADS batches at a time (each a PostgreSQL backend, so they use every
     core) ahead of the merges, which run in this thread; merge() re-checks each row under its lock, so
     a pair found before an earlier merge retired one of its rows is skipped."""
-    threshold = settings.DEDUP_SIMILARITY
+    threshold = settings.MAINTENANCE_DEDUP_SIMILARITY
     for kind in kinds():
         table = kind.model._meta.db_table
         sql = _NEIGHBOURS_SQL.format(table=table, same=kind.same, live_b=kind.live_b)

@@ -32,7 +32,7 @@ def short_term_write(
     makes concurrent first writes one row). A rewrite restarts the TTL and keeps the access count,
     unless the old entry had expired: then it is a new entry."""
     now = timezone.now()
-    ttl = ttl_seconds or settings.SHORT_TERM_TTL
+    ttl = ttl_seconds or settings.MAINTENANCE_SHORT_TERM_TTL
     fields = {
         "value": value,
         "memory_type": memory_type,

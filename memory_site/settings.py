@@ -252,11 +252,11 @@ RERANK_TIMEOUT = CONFIG.rerank_timeout
 CONTEXT_TOKEN_BUDGET = CONFIG.context_token_budget
 # Short-term memory, contexts and the maintenance jobs (episodic/maintenance.py): thresholds, and the
 # time of day of the daily jobs (written into the beat schedule at migration; edit it in the admin).
-SHORT_TERM_TTL = int(CONFIG.maintenance["short_term_ttl"])
-CONSOLIDATION_MIN_ACCESS = int(CONFIG.maintenance["consolidation_min_access"])
-DEDUP_SIMILARITY = CONFIG.maintenance["dedup_similarity"]
-CONTEXT_ROT_STALENESS = CONFIG.maintenance["context_rot_staleness"]
-STALENESS_HALF_LIFE_DAYS = CONFIG.maintenance["staleness_half_life_days"]
+MAINTENANCE_SHORT_TERM_TTL = int(CONFIG.maintenance["short_term_ttl"])
+MAINTENANCE_CONSOLIDATION_MIN_ACCESS = int(CONFIG.maintenance["consolidation_min_access"])
+MAINTENANCE_DEDUP_SIMILARITY = CONFIG.maintenance["dedup_similarity"]
+MAINTENANCE_CONTEXT_ROT_STALENESS = CONFIG.maintenance["context_rot_staleness"]
+MAINTENANCE_STALENESS_HALF_LIFE_DAYS = CONFIG.maintenance["staleness_half_life_days"]
 MAINTENANCE_BATCH_SIZE = int(CONFIG.maintenance["batch_size"])
 MAINTENANCE_DAILY_AT = CONFIG.maintenance_daily_at
 # Predicates that hold one value at a time: a new one closes the current row (knowledge graph).

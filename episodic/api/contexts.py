@@ -100,7 +100,7 @@ class ContextEntryOutput(serializers.ModelSerializer):
     has_embedding = serializers.SerializerMethodField()
     effective_relevance_score = serializers.SerializerMethodField(
         help_text="importance x confidence x (0.5 + 0.5 x recency), recency halving every "
-        "STALENESS_HALF_LIFE_DAYS since the entry was last used."
+        "MAINTENANCE_STALENESS_HALF_LIFE_DAYS since the entry was last used."
     )
     staleness = serializers.SerializerMethodField(help_text="0 (fresh) to 1; context rot archives entries at 0.9.")
 

@@ -30,7 +30,7 @@ MAX_TTL_SECONDS = 30 * 86400
 def _ttl_field() -> serializers.IntegerField:
     return serializers.IntegerField(
         min_value=MIN_TTL_SECONDS, max_value=MAX_TTL_SECONDS, required=False,
-        help_text="Seconds the entry lives from now (default: SHORT_TERM_TTL).",
+        help_text="Seconds the entry lives from now (default: MAINTENANCE_SHORT_TERM_TTL).",
     )  # fmt: skip
 
 

@@ -272,7 +272,7 @@ def test_the_effective_relevance_score_follows_the_documented_formula(api: APICl
                                                 updated_at=now - timedelta(days=90), created_at=now - timedelta(days=90))  # fmt: skip
     ContextEntry.objects.filter(pk=never).update(importance=1.0, confidence=0.2, updated_at=now - timedelta(days=3000),
                                                  created_at=now - timedelta(days=3000))  # fmt: skip
-    half_life = settings.STALENESS_HALF_LIFE_DAYS
+    half_life = settings.MAINTENANCE_STALENESS_HALF_LIFE_DAYS
 
     def documented(importance: float, confidence: float, days: float) -> float:
         return importance * confidence * (0.5 + 0.5 * 0.5 ** (days / half_life))

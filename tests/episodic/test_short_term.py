@@ -132,8 +132,10 @@ def test_refresh_extends_the_expiry(api: APIClient, personas: Personas) -> None:
 
 def test_the_default_ttl_applies_when_none_is_given(api: APIClient, personas: Personas, settings: Any) -> None:
     body = _put(api, personas.owner.headers).json()
-    assert body["ttl_seconds"] == settings.SHORT_TERM_TTL
-    assert ShortTermMemory.objects.get().expires_at > timezone.now() + timedelta(seconds=settings.SHORT_TERM_TTL - 60)
+    assert body["ttl_seconds"] == settings.MAINTENANCE_SHORT_TERM_TTL
+    assert ShortTermMemory.objects.get().expires_at > timezone.now() + timedelta(
+        seconds=settings.MAINTENANCE_SHORT_TERM_TTL - 60
+    )
 
 
 def test_the_list_is_ordered_and_filters_by_session(api: APIClient, personas: Personas) -> None:
