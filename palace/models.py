@@ -8,12 +8,12 @@ import uuid
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+
+from memory_site.models import Created, Embedded, SearchableText, Timestamped, embedding_hnsw_index, search_gin_index
 
 
-class Conversation(models.Model):
+class Conversation(Timestamped):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     agent = models.ForeignKey("accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -23,8 +23,6 @@ class Conversation(models.Model):
     started_at = models.DateTimeField()
     complete = models.BooleanField(default=False)
     turn_count = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "external_id"], name="conversation_unique_per_owner")]
@@ -145,8 +143,9 @@ class Room(models.Model):
     title = models.CharField(max_length=300)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField()
-    linked_wings = models.ManyToManyField(Wing, blank=True, related_name="linked_rooms",
-                                          help_text="Other subjects this room mentions.")  # fmt: skip
+    linked_wings = models.ManyToManyField(
+        Wing, blank=True, related_name="linked_rooms", help_text="Other subjects this room mentions."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -174,7 +173,7 @@ class Closet(models.Model):
         return self.topic
 
 
-class Drawer(models.Model):
+class Drawer(SearchableText, Embedded, Created):
     """One verbatim turn. (conversation, turn_index) is unique: mining twice writes nothing new."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -191,15 +190,9 @@ class Drawer(models.Model):
         default=dict, blank=True, help_text='{"p": [...], "l": [...], "e": [...], "i": [...], "t": [...]}'
     )
     search_text = models.TextField(blank=True, default="", help_text="content and tags, for full-text search")
-    search_vector = models.GeneratedField(
-        expression=SearchVector("search_text", config="english"), output_field=SearchVectorField(), db_persist=True
-    )
-    embedding = VectorField(dimensions=settings.EMBEDDING_DIM, null=True, blank=True)
-    embedding_model = models.CharField(max_length=200, blank=True, default="")
     stated_preference = models.BooleanField(
         default=False, help_text="A user turn that states a preference (I prefer / love / usually …)."
     )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -209,11 +202,10 @@ class Drawer(models.Model):
         indexes = [
             models.Index(fields=["owner", "-occurred_at"], name="drawer_owner_recent"),
             # Recall: ORDER BY embedding <=> :query, owner-filtered (iterative scan).
-            HnswIndex(name="drawer_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
-                      opclasses=["vector_cosine_ops"]),
+            embedding_hnsw_index(name="drawer_embedding_hnsw"),
             # Recall: search_vector @@ websearch_to_tsquery('english', :query).
-            GinIndex(fields=["search_vector"], name="drawer_search_gin"),
-        ]  # fmt: skip
+            search_gin_index(name="drawer_search_gin"),
+        ]
 
     def __str__(self) -> str:
         return self.aaak
