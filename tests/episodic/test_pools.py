@@ -15,12 +15,12 @@ from episodic.api.pools import (
     MESSAGE_POOL_EXISTS,
     MESSAGE_POOL_NOT_FOUND,
     MESSAGE_STALE_VERSION,
-    MESSAGE_WORKFLOW_POOL_NOT_FOUND,
-    MESSAGE_WORKFLOW_RUN_NOT_FOUND,
 )
+from episodic.api.workflow_pools import MESSAGE_WORKFLOW_POOL_NOT_FOUND, MESSAGE_WORKFLOW_RUN_NOT_FOUND
 from episodic.models import MemoryPool, WorkflowPool
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
 from tests.conftest import Personas
+from tests.episodic.lists import EMPTY_LIST
 from tests.factories import Persona, make_persona
 
 pytestmark = pytest.mark.django_db
@@ -67,8 +67,19 @@ def test_create_read_write_and_merge_bump_the_version(api: APIClient, personas: 
     created = _create(api, owner, data={"goal": "ship", "steps": ["a"]}, task_id="t-1")
     assert created.status_code == 201
     body = created.json()
-    assert set(body) == {"pool_id", "pool_type", "scope", "task_id", "data", "version", "access_control",
-                         "created_by", "expires_at", "created_at", "updated_at"}  # fmt: skip
+    assert set(body) == {
+        "pool_id",
+        "pool_type",
+        "scope",
+        "task_id",
+        "data",
+        "version",
+        "access_control",
+        "created_by",
+        "expires_at",
+        "created_at",
+        "updated_at",
+    }
     assert body["version"] == 1 and body["created_by"] == str(owner.agent.id) and body["task_id"] == "t-1"
     assert (body["pool_type"], body["scope"], body["expires_at"]) == ("shared", "account", None)
     assert body["access_control"] == {"read": [], "write": [], "public_read": False}
@@ -114,10 +125,11 @@ def test_concurrent_merges_without_a_version_all_land(personas: Personas) -> Non
     def merge(persona: Persona) -> Callable[[APIClient], list[int]]:
         def job(client: APIClient) -> list[int]:
             return [
-                client.patch(f"{POOLS}/plan", {"data": {f"{persona.agent.name}-{i}": i}}, format="json",
-                             **persona.headers).status_code
+                client.patch(
+                    f"{POOLS}/plan", {"data": {f"{persona.agent.name}-{i}": i}}, format="json", **persona.headers
+                ).status_code
                 for i in range(merges_each)
-            ]  # fmt: skip
+            ]
 
         return job
 
@@ -186,8 +198,9 @@ def test_a_team_pool_is_closed_until_granted_and_again_once_revoked(api: APIClie
     assert _can_read(api, owner) and _can_write(api, owner)
     assert not _can_read(api, teammate) and not _can_write(api, teammate)
 
-    grant = api.post(f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json",
-                     **owner.headers)  # fmt: skip
+    grant = api.post(
+        f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json", **owner.headers
+    )
     assert grant.status_code == 200 and grant.json()["access_control"]["read"] == [str(teammate.agent.id)]
     assert _can_read(api, teammate) and not _can_write(api, teammate)
     # A reader may not hand out access, nor delete.
@@ -229,8 +242,9 @@ def test_an_agent_private_pool_is_its_creators_alone_even_when_public(api: APICl
     _create(api, owner, pool_type="agent_private", scope="account", access_control={"public_read": True})
     assert _can_read(api, owner) and _can_write(api, owner)
     assert not _can_read(api, teammate) and not _can_write(api, teammate)
-    api.post(f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json",
-             **owner.headers)  # fmt: skip
+    api.post(
+        f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json", **owner.headers
+    )
     assert _can_read(api, teammate) and not _can_write(api, teammate)
 
 
@@ -264,8 +278,7 @@ def test_stats_count_entries_size_reads_and_writes(api: APIClient, personas: Per
     _create(api, personas.owner, data=data)
     fresh = api.get(f"{POOLS}/plan/stats", **h).json()
     size = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
-    assert fresh == {"entries": 3, "size_bytes": size, "reads": 0, "writes": 0, "version": 1,
-                     "last_accessed_at": None}  # fmt: skip
+    assert fresh == {"entries": 3, "size_bytes": size, "reads": 0, "writes": 0, "version": 1, "last_accessed_at": None}
     api.get(f"{POOLS}/plan", **h)
     api.get(f"{POOLS}/plan", **h)
     api.patch(f"{POOLS}/plan", {"data": {"c": None}}, format="json", **h)
@@ -282,7 +295,7 @@ def test_an_expired_pool_is_gone_at_once_and_its_id_free_again(api: APIClient, p
     assert _not_found(api.get(f"{POOLS}/plan", **h))
     assert _not_found(api.get(f"{POOLS}/plan/stats", **h))
     assert _not_found(api.put(f"{POOLS}/plan", {"data": {}}, format="json", **h))
-    assert api.get(POOLS, **h).json() == {"results": []}
+    assert api.get(POOLS, **h).json() == EMPTY_LIST
     recreated = _create(api, personas.owner, data={"new": True})
     assert recreated.status_code == 201 and recreated.json()["data"] == {"new": True}
     assert MemoryPool.objects.count() == 1
@@ -418,10 +431,11 @@ def test_teammates_merging_into_a_run_concurrently_lose_nothing(personas: Person
     def merge(persona: Persona) -> Callable[[APIClient], list[int]]:
         def job(client: APIClient) -> list[int]:
             return [
-                client.patch(base, {"data": {f"{persona.agent.name}-{i}": i}}, format="json",
-                             **persona.headers).status_code
+                client.patch(
+                    base, {"data": {f"{persona.agent.name}-{i}": i}}, format="json", **persona.headers
+                ).status_code
                 for i in range(5)
-            ]  # fmt: skip
+            ]
 
         return job
 
