@@ -31,6 +31,13 @@ def _column_dim(table: str) -> int | None:
     return int(row[0][len("vector(") : -1]) if row and row[0].startswith("vector(") else None
 
 
+def _hnsw_index(index: str, table: str) -> str:
+    return (
+        f'CREATE INDEX "{index}" ON "{table}" USING hnsw (embedding vector_cosine_ops) '
+        "WITH (m = 16, ef_construction = 64)"
+    )
+
+
 class Command(BaseCommand):
     help = "Re-embed every episode and typed memory with the configured model (after a model change)."
 
@@ -63,13 +70,7 @@ class Command(BaseCommand):
             # The index is rebuilt as it was defined (a partial index keeps its condition).
             cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
             row = cursor.fetchone()
-            definition = (
-                row[0]
-                if row
-                else (
-                    f'CREATE INDEX "{index}" ON "{table}" USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)'
-                )
-            )
+            definition = row[0] if row else _hnsw_index(index, table)
             cursor.execute(f'DROP INDEX IF EXISTS "{index}"')
             cursor.execute(f'ALTER TABLE "{table}" ALTER COLUMN embedding TYPE vector({int(dim)}) USING NULL')
             cursor.execute(definition)
