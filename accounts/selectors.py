@@ -84,3 +84,8 @@ def usage_summary(*, owner: User) -> list[Any]:
         )
         .order_by("source")
     )
+
+
+def agent_ids_known(*, owner: User, agent_ids: list[str]) -> set[str]:
+    """Which of these ids (as strings) name agents of this owner."""
+    return {str(pk) for pk in Agent.objects.filter(owner=owner, pk__in=agent_ids).values_list("pk", flat=True)}

@@ -83,8 +83,8 @@ def seed(entries: int, duplicate_every: int, short_term: int, promotable: float,
     from psycopg.types.json import Jsonb
 
     from accounts import services as account_services
-    from episodic.contexts import context_create
     from episodic.models import ContextEntry, ShortTermMemory
+    from episodic.services.contexts import context_create
 
     from django.contrib.auth.models import User  # isort: skip
 

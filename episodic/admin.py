@@ -4,7 +4,6 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from episodic.contexts import snapshot_create, snapshot_restore
 from episodic.models import (
     ContextAccessLog,
     ContextEntry,
@@ -16,6 +15,7 @@ from episodic.models import (
     TypedMemory,
     WorkflowPool,
 )
+from episodic.services.snapshots import snapshot_create, snapshot_restore
 
 
 @admin.register(Episode)
@@ -30,8 +30,17 @@ class EpisodeAdmin(admin.ModelAdmin):
 
 @admin.register(TypedMemory)
 class TypedMemoryAdmin(admin.ModelAdmin):
-    list_display = ["memory_type", "owner", "agent", "scope", "session_id", "entity_id", "access_count", "created_at",
-                    "deprecated_at"]  # fmt: skip
+    list_display = [
+        "memory_type",
+        "owner",
+        "agent",
+        "scope",
+        "session_id",
+        "entity_id",
+        "access_count",
+        "created_at",
+        "deprecated_at",
+    ]
     list_filter = ["memory_type", "scope", ("deprecated_at", admin.EmptyFieldListFilter)]
     search_fields = ["content", "session_id", "entity_id", "owner__username"]
     raw_id_fields = ["owner", "agent", "merged_into"]
@@ -109,14 +118,39 @@ class PersistentContextAdmin(admin.ModelAdmin):
 
 @admin.register(ContextEntry)
 class ContextEntryAdmin(admin.ModelAdmin):
-    list_display = ["short_content", "context", "owner", "entry_type", "importance", "version", "is_current",
-                    "archived_at", "deprecated_at", "access_count"]  # fmt: skip
-    list_filter = ["entry_type", "source_type", "memory_type", "is_current",
-                   ("archived_at", admin.EmptyFieldListFilter), ("deprecated_at", admin.EmptyFieldListFilter)]  # fmt: skip
+    list_display = [
+        "short_content",
+        "context",
+        "owner",
+        "entry_type",
+        "importance",
+        "version",
+        "is_current",
+        "archived_at",
+        "deprecated_at",
+        "access_count",
+    ]
+    list_filter = [
+        "entry_type",
+        "source_type",
+        "memory_type",
+        "is_current",
+        ("archived_at", admin.EmptyFieldListFilter),
+        ("deprecated_at", admin.EmptyFieldListFilter),
+    ]
     search_fields = ["content", "key", "owner__username"]
     raw_id_fields = ["owner", "context", "agent", "previous_version", "merged_into"]
-    readonly_fields = ["id", "embedding", "embedding_model", "version", "source_ref", "access_count",
-                       "last_accessed_at", "created_at", "updated_at"]  # fmt: skip
+    readonly_fields = [
+        "id",
+        "embedding",
+        "embedding_model",
+        "version",
+        "source_ref",
+        "access_count",
+        "last_accessed_at",
+        "created_at",
+        "updated_at",
+    ]
     list_select_related = ["context", "owner"]
 
     @admin.display(description="content")

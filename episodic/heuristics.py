@@ -29,37 +29,80 @@ class Rule:
 
 KEEP_RULES: tuple[Rule, ...] = (
     Rule(
-        "correction", "keep", 0.9, "correction", always=True,
-        patterns=(r"\bactually\b", r"\bthat'?s (not|wrong|incorrect)\b", r"\bno,? (it|that|i|you)\b", r"\bi meant\b",
-                  r"\bcorrection\b", r"\bnot what i (said|asked|meant)\b", r"\byou('re| are) wrong\b", r"\bi said\b"),
+        "correction",
+        "keep",
+        0.9,
+        "correction",
+        always=True,
+        patterns=(
+            r"\bactually\b",
+            r"\bthat'?s (not|wrong|incorrect)\b",
+            r"\bno,? (it|that|i|you)\b",
+            r"\bi meant\b",
+            r"\bcorrection\b",
+            r"\bnot what i (said|asked|meant)\b",
+            r"\byou('re| are) wrong\b",
+            r"\bi said\b",
+        ),
     ),
     Rule(
-        "preference", "keep", 0.8, "preference", always=True,
-        patterns=(r"\bi (really )?(prefer|like|love|hate|dislike|enjoy|can'?t stand)\b", r"\bmy favou?rite\b",
-                  r"\bi (always|never|usually)\b", r"\bplease (always|never|don'?t)\b", r"\bi'?d rather\b",
-                  r"\bi'?m (allergic|vegetarian|vegan)\b", r"\bcall me\b"),
+        "preference",
+        "keep",
+        0.8,
+        "preference",
+        always=True,
+        patterns=(
+            r"\bi (really )?(prefer|like|love|hate|dislike|enjoy|can'?t stand)\b",
+            r"\bmy favou?rite\b",
+            r"\bi (always|never|usually)\b",
+            r"\bplease (always|never|don'?t)\b",
+            r"\bi'?d rather\b",
+            r"\bi'?m (allergic|vegetarian|vegan)\b",
+            r"\bcall me\b",
+        ),
     ),
     Rule(
-        "task_completion", "keep", 0.6, "task",
-        patterns=(r"\b(done|completed|finished|deployed|fixed|resolved|shipped|merged|booked|sent|submitted)\b",
-                  r"\b(it|that) worked\b", r"\bworks now\b"),
+        "task_completion",
+        "keep",
+        0.6,
+        "task",
+        patterns=(
+            r"\b(done|completed|finished|deployed|fixed|resolved|shipped|merged|booked|sent|submitted)\b",
+            r"\b(it|that) worked\b",
+            r"\bworks now\b",
+        ),
     ),
     Rule(
-        "decision", "keep", 0.6, "decision",
-        patterns=(r"\b(we|i)('ll| will) go with\b", r"\b(we|i) decided\b", r"\blet'?s (use|go with|do)\b",
-                  r"\bthe plan is\b"),
+        "decision",
+        "keep",
+        0.6,
+        "decision",
+        patterns=(
+            r"\b(we|i)('ll| will) go with\b",
+            r"\b(we|i) decided\b",
+            r"\blet'?s (use|go with|do)\b",
+            r"\bthe plan is\b",
+        ),
     ),
-)  # fmt: skip
+)
 
 GREETING = Rule(
-    "greeting", "skip", 0.05, "conversation",
-    patterns=(r"^\s*(hi|hello|hey|yo|thanks|thank you|thx|ok|okay|cool|great|bye|goodbye|good (morning|afternoon|"
-              r"evening|night)|see you|cheers)[\s!.,?]*(there|again|so much|a lot)?[\s!.,?]*$",),
-)  # fmt: skip
+    "greeting",
+    "skip",
+    0.05,
+    "conversation",
+    patterns=(
+        r"^\s*(hi|hello|hey|yo|thanks|thank you|thx|ok|okay|cool|great|bye|goodbye|good (morning|afternoon|"
+        r"evening|night)|see you|cheers)[\s!.,?]*(there|again|so much|a lot)?[\s!.,?]*$",
+    ),
+)
 LOOKUP = Rule(
-    "one_turn_lookup", "skip", 0.15, "conversation",
+    "one_turn_lookup",
+    "skip",
+    0.15,
+    "conversation",
     patterns=(r"^\s*(what|who|when|where|which|how (much|many|old|far|long)|is|are|does|do|can)\b[^\n]{0,120}\?\s*$",),
-)  # fmt: skip
+)
 
 KEEP_THRESHOLD = 0.3
 
@@ -84,8 +127,13 @@ def decide(turns: list[dict[str, str]]) -> Verdict:
         best = max(matched, key=lambda r: r.weight)
         importance = min(1.0, best.weight + 0.05 * (len(matched) - 1) + substance / 3)
         reason = "always kept: " if best.always else "kept: "
-        return Verdict("keep", reason + ", ".join(r.name for r in matched), round(importance, 3), best.episode_type,
-                       [r.name for r in matched])  # fmt: skip
+        return Verdict(
+            "keep",
+            reason + ", ".join(r.name for r in matched),
+            round(importance, 3),
+            best.episode_type,
+            [r.name for r in matched],
+        )
     if not user_texts or all(GREETING.matches(text) for text in user_texts):
         return Verdict("skip", "trivial: greetings only", GREETING.weight, "conversation", [GREETING.name])
     if len(user_texts) == 1 and LOOKUP.matches(user_texts[0]):

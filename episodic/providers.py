@@ -102,11 +102,23 @@ def embed_documents(
         result = embedder.embed_documents(texts)
     except EmbeddingError:
         logger.warning("embedding %d texts failed; they are stored without embeddings", len(texts), exc_info=True)
-        usage_record(owner_id=owner_id, source=source, provider=embedder.provider, model=embedder.name,
-                     items=len(texts), succeeded=False)  # fmt: skip
+        usage_record(
+            owner_id=owner_id,
+            source=source,
+            provider=embedder.provider,
+            model=embedder.name,
+            items=len(texts),
+            succeeded=False,
+        )
         return None
-    usage_record(owner_id=owner_id, source=source, provider=embedder.provider, model=embedder.name,
-                 items=len(texts), input_tokens=result.tokens)  # fmt: skip
+    usage_record(
+        owner_id=owner_id,
+        source=source,
+        provider=embedder.provider,
+        model=embedder.name,
+        items=len(texts),
+        input_tokens=result.tokens,
+    )
     return result.vectors
 
 
@@ -131,9 +143,17 @@ def chat(
         completion = llm.chat(messages, json_mode=json_mode, model=model, timeout=timeout)
     except LLMError:
         logger.warning("LLM call for %s failed; using the offline path", source, exc_info=True)
-        usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=model or llm.model, items=1,
-                     succeeded=False)  # fmt: skip
+        usage_record(
+            owner_id=owner_id, source=source, provider=llm.provider, model=model or llm.model, items=1, succeeded=False
+        )
         return None
-    usage_record(owner_id=owner_id, source=source, provider=llm.provider, model=completion.model, items=1,
-                 input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)  # fmt: skip
+    usage_record(
+        owner_id=owner_id,
+        source=source,
+        provider=llm.provider,
+        model=completion.model,
+        items=1,
+        input_tokens=completion.input_tokens,
+        output_tokens=completion.output_tokens,
+    )
     return completion

@@ -1,4 +1,4 @@
-"""The maintenance jobs as Celery tasks (beat runs them; episodic/maintenance.py says what each does).
+"""The maintenance jobs as Celery tasks (beat runs them; episodic/services/maintenance/ says what each does).
 Each takes no model objects, holds its job's advisory lock and is idempotent, so a re-delivered or
 overlapping run is harmless."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from episodic import maintenance
+from episodic.services import maintenance
 
 
 @shared_task(name="episodic.consolidation", ignore_result=False)

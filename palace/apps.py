@@ -6,7 +6,7 @@ class PalaceConfig(AppConfig):
     verbose_name = "Memory palace"
 
     def ready(self) -> None:
-        from episodic.embedded import register
+        from episodic.vector_tables import register
         from palace.models import Drawer
 
         register(Drawer, text_field="content", index_name="drawer_embedding_hnsw")

@@ -38,9 +38,12 @@ from django.utils import timezone
 
 from accounts.models import Agent
 from accounts.services import memory_settings_ensure
-from episodic import contexts, providers
-from episodic.selectors import episodes_visible, hybrid_search, typed_visible
-from episodic.short_term import short_term_live
+from episodic import providers
+from episodic.selectors.episodes import episodes_visible
+from episodic.selectors.search import hybrid_search
+from episodic.selectors.short_term import short_term_live
+from episodic.selectors.typed_memories import typed_visible
+from episodic.services.context_entries import entry_search
 from ledger import services as working_memory
 from ledger.redis_store import RedisUnavailable
 from palace.recall import recall
@@ -157,7 +160,7 @@ def _short_term(q: ContextQuery) -> list[Piece]:
 def _long_term(q: ContextQuery) -> list[Piece]:
     if q.agent is None:
         return []
-    hits = contexts.entry_search(agent=q.agent, query=q.text, limit=q.per_layer, vector=q.vector)
+    hits = entry_search(agent=q.agent, query=q.text, limit=q.per_layer, vector=q.vector)
     best = max((h.keyword for h in hits), default=0.0)
     return [
         Piece(

@@ -1,4 +1,4 @@
-"""Memory pools and workflow pools over HTTP (one class per operation).
+"""Memory pools over HTTP (one class per operation); workflow pools are in episodic/api/workflow_pools.py.
 
 Both are JSON documents written with optimistic concurrency: a write that names the `version` it read
 lands only over that version, else 409 with the current version in `extra`; a write that names none
@@ -12,33 +12,26 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from django.urls import URLPattern, path
 from django.utils import timezone
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from episodic import pools
-from episodic.api.common import ListedChoiceField, check_agents, one_of
-from episodic.models import MemoryPool, WorkflowPool
+from episodic.api.common import ListedChoiceField, check_agents, one_of, serialized
+from episodic.models import MemoryPool
+from episodic.selectors import pools as selectors
+from episodic.services import pools as services
 from memory_site.api.authentication import HasApiKey, calling_agent, request_owner
 from memory_site.api.fields import StrictCharField
-from memory_site.api.routing import by_method
+from memory_site.api.lists import ListOutput, list_response
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 
 MESSAGE_POOL_NOT_FOUND = "Memory pool not found."
-MESSAGE_POOL_EXISTS = pools.MESSAGE_POOL_EXISTS
-MESSAGE_WORKFLOW_POOL_NOT_FOUND = "Workflow pool not found."
-MESSAGE_WORKFLOW_RUN_NOT_FOUND = "This workflow run has no pools."
-MESSAGE_STALE_VERSION = pools.MESSAGE_STALE_VERSION
+MESSAGE_POOL_EXISTS = services.MESSAGE_POOL_EXISTS
+MESSAGE_STALE_VERSION = services.MESSAGE_STALE_VERSION
 MESSAGE_SLASH_IN_POOL_ID = "Pool ids may not contain '/'."
 MESSAGE_EXPIRY_TWICE = "Give expires_at or ttl_seconds, not both."
 MESSAGE_EXPIRY_PAST = "Must be in the future."
@@ -47,7 +40,7 @@ MAX_ID_LENGTH = 200  # the columns' length
 MAX_ACL_AGENTS = 1000
 MAX_TTL_SECONDS = 365 * 86400
 
-_ERRORS = {
+WRITE_ERRORS = {
     **ERROR_RESPONSES,
     409: OpenApiResponse(ErrorEnvelope, description="Stale version (`extra.current_version`)"),
 }
@@ -59,17 +52,24 @@ _CREATE_ERRORS = {**ERROR_RESPONSES, 409: OpenApiResponse(ErrorEnvelope, descrip
 
 def _version_field() -> serializers.IntegerField:
     return serializers.IntegerField(
-        min_value=1, required=False, allow_null=True,
+        min_value=1,
+        required=False,
+        allow_null=True,
         help_text="The version you read: the write lands only over it, else 409. Omit it and the write "
-                  "lands over whatever is stored, concurrent writes included.",
-    )  # fmt: skip
+        "lands over whatever is stored, concurrent writes included.",
+    )
 
 
 class AccessControl(serializers.Serializer):
-    read = serializers.ListField(child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list,
-                                 help_text="Agents that may read.")  # fmt: skip
-    write = serializers.ListField(child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list,
-                                  help_text="Agents that may read and write.")  # fmt: skip
+    read = serializers.ListField(
+        child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list, help_text="Agents that may read."
+    )
+    write = serializers.ListField(
+        child=serializers.UUIDField(),
+        max_length=MAX_ACL_AGENTS,
+        default=list,
+        help_text="Agents that may read and write.",
+    )
     public_read = serializers.BooleanField(
         default=False, help_text="Every agent of the account may read (not for agent_private pools)."
     )
@@ -84,8 +84,19 @@ class PoolOutput(serializers.ModelSerializer):
 
     class Meta:
         model = MemoryPool
-        fields = ["pool_id", "pool_type", "scope", "task_id", "data", "version", "access_control", "created_by",
-                  "expires_at", "created_at", "updated_at"]  # fmt: skip
+        fields = [
+            "pool_id",
+            "pool_type",
+            "scope",
+            "task_id",
+            "data",
+            "version",
+            "access_control",
+            "created_by",
+            "expires_at",
+            "created_at",
+            "updated_at",
+        ]
 
 
 class StatsOutput(serializers.Serializer):
@@ -97,17 +108,11 @@ class StatsOutput(serializers.Serializer):
     last_accessed_at = serializers.DateTimeField(allow_null=True)
 
 
-class WorkflowPoolOutput(serializers.ModelSerializer):
-    run_id = StrictCharField(source="workflow_run_id")
-
-    class Meta:
-        model = WorkflowPool
-        fields = ["run_id", "pool_type", "data", "version", "expires_at", "created_at", "updated_at"]
-
-
 class WriteInput(serializers.Serializer):
     # "data" shadows Serializer.data for the type checker only: the API's field name wins.
-    data = serializers.DictField(help_text="The new document (a JSON object); replaces the stored one.")  # type: ignore[assignment]
+    data = serializers.DictField(  # type: ignore[assignment]
+        help_text="The new document (a JSON object); replaces the stored one."
+    )
     version = _version_field()
 
 
@@ -127,28 +132,39 @@ class PoolApi(APIView):
     permission_classes = [HasApiKey]
     not_found_message: ClassVar[str] = MESSAGE_POOL_NOT_FOUND
 
-    def pool(self, pool_id: str, level: pools.Level) -> MemoryPool:
-        pool = pools.pool_get(agent=calling_agent(self.request), pool_id=pool_id, level=level)
+    def pool(self, pool_id: str, level: selectors.Level) -> MemoryPool:
+        pool = selectors.pool_get(agent=calling_agent(self.request), pool_id=pool_id, level=level)
         if pool is None:
             raise NotFound(MESSAGE_POOL_NOT_FOUND)
         return pool
 
 
 class PoolListApi(PoolApi):
-    @extend_schema(operation_id="pools_list", summary="The memory pools the calling agent may read",
-                   responses={200: inline_serializer("PoolList", {"results": PoolOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    class OutputSerializer(ListOutput):
+        results = PoolOutput(many=True)
+
+    @extend_schema(
+        operation_id="pools_list",
+        summary="The memory pools the calling agent may read",
+        responses={200: OutputSerializer, **ERROR_RESPONSES},
+    )
     def get(self, request: Request) -> Response:
-        return Response({"results": PoolOutput(pools.pool_list(agent=calling_agent(request)), many=True).data})
+        return list_response(request, serialized(PoolOutput, selectors.pool_list(agent=calling_agent(request))))
 
 
 class PoolCreateApi(PoolApi):
     class InputSerializer(serializers.Serializer):
         pool_id = StrictCharField(max_length=MAX_ID_LENGTH, trim_whitespace=False)
         pool_type = serializers.ChoiceField(choices=MemoryPool.Type.choices, default=MemoryPool.Type.SHARED)
-        scope = ListedChoiceField(choices=MemoryPool.Scope.choices, default=MemoryPool.Scope.ACCOUNT,
-                                        help_text="account and global pools are open to all of the account's agents "
-                                                  "unless access_control names writers.")  # fmt: skip
-        data = serializers.DictField(default=dict, help_text="The initial document (a JSON object).")  # type: ignore[assignment]
+        scope = ListedChoiceField(
+            choices=MemoryPool.Scope.choices,
+            default=MemoryPool.Scope.ACCOUNT,
+            help_text="account and global pools are open to all of the account's agents "
+            "unless access_control names writers.",
+        )
+        data = serializers.DictField(  # type: ignore[assignment]
+            default=dict, help_text="The initial document (a JSON object)."
+        )
         access_control = AccessControl(required=False)
         task_id = StrictCharField(max_length=MAX_ID_LENGTH, required=False, allow_blank=True, default="")
         expires_at = serializers.DateTimeField(required=False)
@@ -169,8 +185,12 @@ class PoolCreateApi(PoolApi):
                 raise serializers.ValidationError({"ttl_seconds": [MESSAGE_EXPIRY_TWICE]})
             return attrs
 
-    @extend_schema(operation_id="pools_create", summary="Create a memory pool (the calling agent is its creator)",
-                   request=InputSerializer, responses={201: PoolOutput, **_CREATE_ERRORS})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_create",
+        summary="Create a memory pool (the calling agent is its creator)",
+        request=InputSerializer,
+        responses={201: PoolOutput, **_CREATE_ERRORS},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -186,47 +206,67 @@ class PoolCreateApi(PoolApi):
         ttl_seconds = fields.pop("ttl_seconds", None)
         if ttl_seconds is not None:
             fields["expires_at"] = timezone.now() + timedelta(seconds=ttl_seconds)
-        pool = pools.pool_create(agent=calling_agent(request), access_control=acl, **fields)
+        pool = services.pool_create(agent=calling_agent(request), access_control=acl, **fields)
         return Response(PoolOutput(pool).data, status=status.HTTP_201_CREATED)
 
 
 class PoolReadApi(PoolApi):
-    @extend_schema(operation_id="pools_read", summary="Read a memory pool (counts a read)",
-                   responses={200: PoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_read",
+        summary="Read a memory pool (counts a read)",
+        responses={200: PoolOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, pool_id: str) -> Response:
-        pool = pools.pool_read(pool=self.pool(pool_id, "read"))
+        pool = services.pool_read(pool=self.pool(pool_id, "read"))
         if pool is None:
             raise NotFound(MESSAGE_POOL_NOT_FOUND)
         return Response(PoolOutput(pool).data)
 
 
 class PoolWriteApi(PoolApi):
-    @extend_schema(operation_id="pools_write", summary="Replace a memory pool's document (needs write access)",
-                   request=WriteInput, responses={200: PoolOutput, **_ERRORS})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_write",
+        summary="Replace a memory pool's document (needs write access)",
+        request=WriteInput,
+        responses={200: PoolOutput, **WRITE_ERRORS},
+    )
     def put(self, request: Request, pool_id: str) -> Response:
         data = WriteInput(data=request.data)
         data.is_valid(raise_exception=True)
-        pool = pools.pool_write(pool=self.pool(pool_id, "write"), data=data.validated_data["data"],
-                                expected_version=data.validated_data.get("version"))  # fmt: skip
+        pool = services.pool_write(
+            pool=self.pool(pool_id, "write"),
+            data=data.validated_data["data"],
+            expected_version=data.validated_data.get("version"),
+        )
         return Response(PoolOutput(pool).data)
 
 
 class PoolMergeApi(PoolApi):
-    @extend_schema(operation_id="pools_merge", summary="Merge a patch into a memory pool (needs write access)",
-                   request=MergeInput, responses={200: PoolOutput, **_ERRORS})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_merge",
+        summary="Merge a patch into a memory pool (needs write access)",
+        request=MergeInput,
+        responses={200: PoolOutput, **WRITE_ERRORS},
+    )
     def patch(self, request: Request, pool_id: str) -> Response:
         data = MergeInput(data=request.data)
         data.is_valid(raise_exception=True)
-        pool = pools.pool_merge(pool=self.pool(pool_id, "write"), patch=data.validated_data["data"],
-                                expected_version=data.validated_data.get("version"))  # fmt: skip
+        pool = services.pool_merge(
+            pool=self.pool(pool_id, "write"),
+            patch=data.validated_data["data"],
+            expected_version=data.validated_data.get("version"),
+        )
         return Response(PoolOutput(pool).data)
 
 
 class PoolDeleteApi(PoolApi):
-    @extend_schema(operation_id="pools_delete", summary="Delete a memory pool (needs write access)",
-                   responses={204: None, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_delete",
+        summary="Delete a memory pool (needs write access)",
+        responses={204: None, **ERROR_RESPONSES},
+    )
     def delete(self, request: Request, pool_id: str) -> Response:
-        pools.pool_delete(pool=self.pool(pool_id, "write"))
+        services.pool_delete(pool=self.pool(pool_id, "write"))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -235,14 +275,18 @@ class PoolGrantApi(PoolApi):
         agent_id = serializers.UUIDField(help_text="One of the account's agents.")
         level = serializers.ChoiceField(choices=["read", "write"], help_text="write implies read.")
 
-    @extend_schema(operation_id="pools_grant", summary="Let an agent read or write a memory pool (needs write access)",
-                   request=InputSerializer, responses={200: PoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_grant",
+        summary="Let an agent read or write a memory pool (needs write access)",
+        request=InputSerializer,
+        responses={200: PoolOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request, pool_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         pool = self.pool(pool_id, "write")
         [agent_id] = check_agents(request_owner(request), "agent_id", [data.validated_data["agent_id"]])
-        pool = pools.pool_grant(pool=pool, agent_id=agent_id, level=data.validated_data["level"])
+        pool = services.pool_grant(pool=pool, agent_id=agent_id, level=data.validated_data["level"])
         return Response(PoolOutput(pool).data)
 
 
@@ -250,122 +294,26 @@ class PoolRevokeApi(PoolApi):
     class InputSerializer(serializers.Serializer):
         agent_id = serializers.UUIDField()
 
-    @extend_schema(operation_id="pools_revoke", summary="Take back an agent's grants on a memory pool (needs write access)",
-                   description="The creating agent keeps its access; so does everyone on an open pool.",
-                   request=InputSerializer, responses={200: PoolOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_revoke",
+        summary="Take back an agent's grants on a memory pool (needs write access)",
+        description="The creating agent keeps its access; so does everyone on an open pool.",
+        request=InputSerializer,
+        responses={200: PoolOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request, pool_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         # No agent check: the grant of an agent deleted since must still be revocable.
-        pool = pools.pool_revoke(pool=self.pool(pool_id, "write"), agent_id=str(data.validated_data["agent_id"]))
+        pool = services.pool_revoke(pool=self.pool(pool_id, "write"), agent_id=str(data.validated_data["agent_id"]))
         return Response(PoolOutput(pool).data)
 
 
 class PoolStatsApi(PoolApi):
-    @extend_schema(operation_id="pools_stats", summary="A memory pool's statistics (not counted as a read)",
-                   responses={200: StatsOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="pools_stats",
+        summary="A memory pool's statistics (not counted as a read)",
+        responses={200: StatsOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, pool_id: str) -> Response:
-        return Response(StatsOutput(pools.statistics(self.pool(pool_id, "read"))).data)
-
-
-# --- workflow pools -----------------------------------------------------------------------------------
-
-
-class RunAddress(serializers.Serializer):
-    """The path's run id and pool type, checked like body fields (the URL bounds neither)."""
-
-    run_id = StrictCharField(max_length=MAX_ID_LENGTH, trim_whitespace=False)
-    pool_type = serializers.ChoiceField(choices=WorkflowPool.Type.choices, required=False)
-
-    @classmethod
-    def checked(cls, run_id: str, pool_type: str | None = None) -> dict[str, Any]:
-        address = cls(data={"run_id": run_id} if pool_type is None else {"run_id": run_id, "pool_type": pool_type})
-        address.is_valid(raise_exception=True)
-        return dict(address.validated_data)
-
-
-_POOL_TYPE = OpenApiParameter("pool_type", str, OpenApiParameter.PATH, enum=WorkflowPool.Type.values)
-
-
-class WorkflowPoolApi(PoolApi):
-    not_found_message = MESSAGE_WORKFLOW_POOL_NOT_FOUND
-
-    def owner_id(self) -> int:
-        return request_owner(self.request).pk
-
-
-class WorkflowRunApi(WorkflowPoolApi):
-    @extend_schema(operation_id="workflow_pools_list", summary="All pools of a workflow run (not counted as reads)",
-                   responses={200: inline_serializer("WorkflowRunPools", {"run_id": StrictCharField(), "results": WorkflowPoolOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
-    def get(self, request: Request, run_id: str) -> Response:
-        run_id = RunAddress.checked(run_id)["run_id"]
-        found = list(
-            pools.workflow_pools(owner_id=self.owner_id()).filter(workflow_run_id=run_id).order_by("pool_type")
-        )
-        if not found:
-            raise NotFound(MESSAGE_WORKFLOW_RUN_NOT_FOUND)
-        return Response({"run_id": run_id, "results": WorkflowPoolOutput(found, many=True).data})
-
-
-class WorkflowPoolReadApi(WorkflowPoolApi):
-    @extend_schema(operation_id="workflow_pools_read", summary="Read a workflow run's pool (counts a read)",
-                   parameters=[_POOL_TYPE], responses={200: WorkflowPoolOutput, **ERROR_RESPONSES})  # fmt: skip
-    def get(self, request: Request, run_id: str, pool_type: str) -> Response:
-        pool = pools.workflow_pool_read(owner_id=self.owner_id(), **RunAddress.checked(run_id, pool_type))
-        if pool is None:
-            raise NotFound(MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-        return Response(WorkflowPoolOutput(pool).data)
-
-
-class WorkflowPoolWriteApi(WorkflowPoolApi):
-    @extend_schema(operation_id="workflow_pools_write", summary="Replace a workflow run's pool (created on first write)",
-                   parameters=[_POOL_TYPE], request=WriteInput, responses={200: WorkflowPoolOutput, **_ERRORS})  # fmt: skip
-    def put(self, request: Request, run_id: str, pool_type: str) -> Response:
-        address = RunAddress.checked(run_id, pool_type)
-        data = WriteInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        pool = pools.workflow_pool_write(owner_id=self.owner_id(), **address, data=data.validated_data["data"],
-                                         expected_version=data.validated_data.get("version"))  # fmt: skip
-        return Response(WorkflowPoolOutput(pool).data)
-
-
-class WorkflowPoolMergeApi(WorkflowPoolApi):
-    @extend_schema(operation_id="workflow_pools_merge", summary="Merge a patch into a workflow run's pool (created on first write)",
-                   parameters=[_POOL_TYPE], request=MergeInput, responses={200: WorkflowPoolOutput, **_ERRORS})  # fmt: skip
-    def patch(self, request: Request, run_id: str, pool_type: str) -> Response:
-        address = RunAddress.checked(run_id, pool_type)
-        data = MergeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        pool = pools.workflow_pool_merge(owner_id=self.owner_id(), **address, patch=data.validated_data["data"],
-                                         expected_version=data.validated_data.get("version"))  # fmt: skip
-        return Response(WorkflowPoolOutput(pool).data)
-
-
-class WorkflowPoolDeleteApi(WorkflowPoolApi):
-    @extend_schema(operation_id="workflow_pools_delete", summary="Delete a workflow run's pool",
-                   parameters=[_POOL_TYPE], responses={204: None, **ERROR_RESPONSES})  # fmt: skip
-    def delete(self, request: Request, run_id: str, pool_type: str) -> Response:
-        pool = pools.workflow_pool_get(owner_id=self.owner_id(), **RunAddress.checked(run_id, pool_type))
-        if pool is None:
-            raise NotFound(MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-        pools.workflow_pool_delete(pool=pool)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-urlpatterns: list[URLPattern] = [
-    path("pools", by_method(get=PoolListApi, post=PoolCreateApi)),
-    path(
-        "pools/<str:pool_id>",
-        by_method(get=PoolReadApi, put=PoolWriteApi, patch=PoolMergeApi, delete=PoolDeleteApi),
-    ),
-    path("pools/<str:pool_id>/grant", PoolGrantApi.as_view()),
-    path("pools/<str:pool_id>/revoke", PoolRevokeApi.as_view()),
-    path("pools/<str:pool_id>/stats", PoolStatsApi.as_view()),
-    path("workflow-pools/<str:run_id>", WorkflowRunApi.as_view()),
-    path(
-        "workflow-pools/<str:run_id>/<str:pool_type>",
-        by_method(
-            get=WorkflowPoolReadApi, put=WorkflowPoolWriteApi, patch=WorkflowPoolMergeApi, delete=WorkflowPoolDeleteApi
-        ),
-    ),
-]
+        return Response(StatsOutput(selectors.statistics(self.pool(pool_id, "read"))).data)

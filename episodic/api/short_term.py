@@ -6,19 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import URLPattern, path
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from episodic import short_term
+from episodic.api.common import serialized
 from episodic.models import ShortTermMemory
+from episodic.selectors import short_term as selectors
+from episodic.services import short_term as services
 from memory_site.api.authentication import HasApiKey, calling_agent
 from memory_site.api.fields import StrictCharField
-from memory_site.api.routing import by_method
+from memory_site.api.lists import ListOutput, list_response
 from memory_site.api.schema import ERROR_RESPONSES
 
 MESSAGE_ENTRY_NOT_FOUND = "Short-term entry not found."
@@ -29,9 +30,11 @@ MAX_TTL_SECONDS = 30 * 86400
 
 def _ttl_field() -> serializers.IntegerField:
     return serializers.IntegerField(
-        min_value=MIN_TTL_SECONDS, max_value=MAX_TTL_SECONDS, required=False,
+        min_value=MIN_TTL_SECONDS,
+        max_value=MAX_TTL_SECONDS,
+        required=False,
         help_text="Seconds the entry lives from now (default: MAINTENANCE_SHORT_TERM_TTL).",
-    )  # fmt: skip
+    )
 
 
 class Address(serializers.Serializer):
@@ -54,8 +57,18 @@ class ShortTermOutput(serializers.ModelSerializer):
 
     class Meta:
         model = ShortTermMemory
-        fields = ["session_id", "key", "value", "memory_type", "ttl_seconds", "expires_at", "access_count",
-                  "last_accessed_at", "created_at", "updated_at"]  # fmt: skip
+        fields = [
+            "session_id",
+            "key",
+            "value",
+            "memory_type",
+            "ttl_seconds",
+            "expires_at",
+            "access_count",
+            "last_accessed_at",
+            "created_at",
+            "updated_at",
+        ]
 
 
 class ShortTermListApi(APIView):
@@ -64,17 +77,23 @@ class ShortTermListApi(APIView):
     class InputSerializer(serializers.Serializer):
         session_id = StrictCharField(max_length=MAX_ID_LENGTH, trim_whitespace=False, required=False)
 
-    @extend_schema(operation_id="short_term_list", summary="The calling agent's live short-term entries",
-                   description="Ordered by session and key. Listing does not count as reading the entries.",
-                   parameters=[InputSerializer],
-                   responses={200: inline_serializer("ShortTermList", {"results": ShortTermOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    class OutputSerializer(ListOutput):
+        results = ShortTermOutput(many=True)
+
+    @extend_schema(
+        operation_id="short_term_list",
+        summary="The calling agent's live short-term entries",
+        description="Ordered by session and key. Listing does not count as reading the entries.",
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **ERROR_RESPONSES},
+    )
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        entries = short_term.short_term_list(
+        entries = selectors.short_term_list(
             agent=calling_agent(request), session_id=data.validated_data.get("session_id")
         )
-        return Response({"results": ShortTermOutput(entries, many=True).data})
+        return list_response(request, serialized(ShortTermOutput, entries))
 
 
 class ShortTermWriteApi(APIView):
@@ -87,24 +106,31 @@ class ShortTermWriteApi(APIView):
         )
         ttl_seconds = _ttl_field()
 
-    @extend_schema(operation_id="short_term_write", summary="Write a short-term entry (creates or replaces it)",
-                   description="A rewrite keeps the access count and restarts the TTL.",
-                   request=InputSerializer, responses={200: ShortTermOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="short_term_write",
+        summary="Write a short-term entry (creates or replaces it)",
+        description="A rewrite keeps the access count and restarts the TTL.",
+        request=InputSerializer,
+        responses={200: ShortTermOutput, **ERROR_RESPONSES},
+    )
     def put(self, request: Request, session_id: str, key: str) -> Response:
         address = Address.checked(session_id, key)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = short_term.short_term_write(agent=calling_agent(request), **address, **data.validated_data)
+        entry = services.short_term_write(agent=calling_agent(request), **address, **data.validated_data)
         return Response(ShortTermOutput(entry).data)
 
 
 class ShortTermReadApi(APIView):
     permission_classes = [HasApiKey]
 
-    @extend_schema(operation_id="short_term_read", summary="Read a short-term entry (counts an access)",
-                   responses={200: ShortTermOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="short_term_read",
+        summary="Read a short-term entry (counts an access)",
+        responses={200: ShortTermOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, session_id: str, key: str) -> Response:
-        entry = short_term.short_term_read(agent=calling_agent(request), **Address.checked(session_id, key))
+        entry = services.short_term_read(agent=calling_agent(request), **Address.checked(session_id, key))
         if entry is None:
             raise NotFound(MESSAGE_ENTRY_NOT_FOUND)
         return Response(ShortTermOutput(entry).data)
@@ -113,10 +139,11 @@ class ShortTermReadApi(APIView):
 class ShortTermDeleteApi(APIView):
     permission_classes = [HasApiKey]
 
-    @extend_schema(operation_id="short_term_delete", summary="Forget a short-term entry",
-                   responses={204: None, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="short_term_delete", summary="Forget a short-term entry", responses={204: None, **ERROR_RESPONSES}
+    )
     def delete(self, request: Request, session_id: str, key: str) -> Response:
-        if not short_term.short_term_delete(agent=calling_agent(request), **Address.checked(session_id, key)):
+        if not services.short_term_delete(agent=calling_agent(request), **Address.checked(session_id, key)):
             raise NotFound(MESSAGE_ENTRY_NOT_FOUND)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -127,14 +154,18 @@ class ShortTermRefreshApi(APIView):
     class InputSerializer(serializers.Serializer):
         ttl_seconds = _ttl_field()
 
-    @extend_schema(operation_id="short_term_refresh", summary="Restart a short-term entry's TTL",
-                   description="The entry lives `ttl_seconds` (the new one given, else its own) from now.",
-                   request=InputSerializer, responses={200: ShortTermOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="short_term_refresh",
+        summary="Restart a short-term entry's TTL",
+        description="The entry lives `ttl_seconds` (the new one given, else its own) from now.",
+        request=InputSerializer,
+        responses={200: ShortTermOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request, session_id: str, key: str) -> Response:
         address = Address.checked(session_id, key)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = short_term.short_term_refresh(agent=calling_agent(request), **address, **data.validated_data)
+        entry = services.short_term_refresh(agent=calling_agent(request), **address, **data.validated_data)
         if entry is None:
             raise NotFound(MESSAGE_ENTRY_NOT_FOUND)
         return Response(ShortTermOutput(entry).data)
@@ -143,19 +174,14 @@ class ShortTermRefreshApi(APIView):
 class ShortTermSessionDeleteApi(APIView):
     permission_classes = [HasApiKey]
 
-    @extend_schema(operation_id="short_term_session_delete", summary="Forget all of a session's short-term entries",
-                   responses={200: inline_serializer("ShortTermSessionDeleted", {"deleted": serializers.IntegerField()}), **ERROR_RESPONSES})  # fmt: skip
+    class OutputSerializer(serializers.Serializer):
+        deleted = serializers.IntegerField(help_text="How many entries were forgotten.")
+
+    @extend_schema(
+        operation_id="short_term_session_delete",
+        summary="Forget all of a session's short-term entries",
+        responses={200: OutputSerializer, **ERROR_RESPONSES},
+    )
     def delete(self, request: Request, session_id: str) -> Response:
-        deleted = short_term.short_term_delete(agent=calling_agent(request), **Address.checked(session_id))
+        deleted = services.short_term_delete(agent=calling_agent(request), **Address.checked(session_id))
         return Response({"deleted": deleted})
-
-
-urlpatterns: list[URLPattern] = [
-    path("short-term", ShortTermListApi.as_view()),
-    path("short-term/<str:session_id>", ShortTermSessionDeleteApi.as_view()),
-    path(
-        "short-term/<str:session_id>/<str:key>",
-        by_method(get=ShortTermReadApi, put=ShortTermWriteApi, delete=ShortTermDeleteApi),
-    ),
-    path("short-term/<str:session_id>/<str:key>/refresh", ShortTermRefreshApi.as_view()),
-]

@@ -8,7 +8,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiKey
 from accounts.services import api_key_hash
-from episodic.contexts import context_create, entry_create, snapshot_create
+from episodic.services.context_entries import entry_create
+from episodic.services.contexts import context_create
+from episodic.services.snapshots import snapshot_create
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from episodic import services
 from episodic.models import Episode, TypedMemory
+from episodic.services import episodes as services
 from episodic.tasks import embedding_backfill, expired_cleanup
 from ops.models import JobRun
 from tests.conftest import Personas

@@ -5,16 +5,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from episodic import contexts, maintenance
 from episodic.api.common import MESSAGE_UNKNOWN_AGENT
 from episodic.api.contexts import (
     MESSAGE_CONTEXT_EXISTS,
     MESSAGE_CONTEXT_NOT_FOUND,
-    MESSAGE_ENTRY_NOT_CURRENT,
     MESSAGE_READ_ONLY,
     MESSAGE_RESERVED_NAME,
     MESSAGE_SNAPSHOT_NOT_FOUND,
@@ -22,6 +19,7 @@ from episodic.api.contexts import (
 from episodic.models import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
 from tests.conftest import Personas
+from tests.episodic.lists import EMPTY_LIST
 from tests.factories import Persona
 
 pytestmark = pytest.mark.django_db
@@ -37,8 +35,9 @@ def _create(api: APIClient, persona: Persona, name: str = "project-notes", **bod
 
 
 def _add(api: APIClient, persona: Persona, context_id: str, content: str, **body: Any) -> dict[str, Any]:
-    response = api.post(f"{CONTEXTS}/{context_id}/entries", {"content": content, **body}, format="json",
-                        **persona.headers)  # fmt: skip
+    response = api.post(
+        f"{CONTEXTS}/{context_id}/entries", {"content": content, **body}, format="json", **persona.headers
+    )
     assert response.status_code == 201, response.json()
     return dict(response.json())
 
@@ -78,7 +77,9 @@ def _reads(context_id: str, entry_id: str) -> list[tuple[str, str, dict[str, Any
     ]
 
 
-def _writes(context_id: str, entry_id: str, snapshot_id: str, agent_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:  # fmt: skip
+def _writes(
+    context_id: str, entry_id: str, snapshot_id: str, agent_id: str
+) -> list[tuple[str, str, dict[str, Any] | None]]:
     return [
         ("patch", f"{CONTEXTS}/{context_id}", {"description": "taken over"}),
         ("post", f"{CONTEXTS}/{context_id}/archive", None),
@@ -106,8 +107,18 @@ def _call(api: APIClient, persona: Persona, method: str, url: str, body: dict[st
 def test_an_agent_creates_lists_reads_edits_and_deletes_a_context(api: APIClient, personas: Personas) -> None:
     owner = personas.owner
     body = _create(api, owner, context_type="project_context", description="Notes on Falcon.")
-    assert set(body) == {"id", "name", "context_type", "scope", "description", "access_control", "agent_id",
-                         "archived_at", "created_at", "updated_at"}  # fmt: skip
+    assert set(body) == {
+        "id",
+        "name",
+        "context_type",
+        "scope",
+        "description",
+        "access_control",
+        "agent_id",
+        "archived_at",
+        "created_at",
+        "updated_at",
+    }
     assert (body["name"], body["context_type"], body["scope"]) == ("project-notes", "project_context", "agent")
     assert body["agent_id"] == str(owner.agent.id) and body["access_control"] == {"read": [], "write": []}
     context_id = body["id"]
@@ -131,8 +142,9 @@ def test_an_agent_creates_lists_reads_edits_and_deletes_a_context(api: APIClient
 
 def test_a_taken_name_is_a_409_and_the_first_context_is_untouched(api: APIClient, personas: Personas) -> None:
     first = _create(api, personas.owner, description="first")
-    again = api.post(CONTEXTS, {"name": "project-notes", "description": "second"}, format="json",
-                     **personas.teammate.headers)  # fmt: skip
+    again = api.post(
+        CONTEXTS, {"name": "project-notes", "description": "second"}, format="json", **personas.teammate.headers
+    )
     assert _error(again, 409, MESSAGE_CONTEXT_EXISTS)
     assert (
         PersistentContext.objects.get().description == "first"
@@ -202,120 +214,6 @@ def test_archiving_hides_a_context_from_the_list_until_it_is_unarchived(api: API
     assert _logged(context_id, owner, Action.ARCHIVE) == _logged(context_id, owner, Action.UNARCHIVE) == 1
 
 
-# --- entries: versions, importance, relevance ---------------------------------------------------------
-
-
-def test_editing_an_entry_twice_leaves_three_linked_versions_and_only_the_newest_is_current(
-    api: APIClient, personas: Personas
-) -> None:
-    owner = personas.owner
-    context_id = _create(api, owner)["id"]
-    first = _add(api, owner, context_id, "The deadline is May 1.", metadata={"source": "email"}, key="deadline")
-    url = f"{CONTEXTS}/{context_id}/entries"
-    second = api.patch(f"{url}/{first['id']}", {"content": "The deadline is May 8."}, format="json", **owner.headers)
-    assert second.status_code == 200
-    third = api.patch(f"{url}/{second.json()['id']}", {"content": "The deadline is May 15.", "metadata": {"source": "call"}},
-                      format="json", **owner.headers).json()  # fmt: skip
-
-    v1, v2, v3 = (ContextEntry.objects.get(pk=pk) for pk in (first["id"], second.json()["id"], third["id"]))
-    assert [v.version for v in (v1, v2, v3)] == [1, 2, 3]
-    assert (v1.previous_version_id, v2.previous_version_id, v3.previous_version_id) == (None, v1.pk, v2.pk)
-    assert [v.is_current for v in (v1, v2, v3)] == [False, False, True]
-    assert (v2.metadata, v3.metadata) == ({"source": "email"}, {"source": "call"})  # kept unless given
-    assert v3.key == "deadline" and v3.embedding is not None
-
-    for any_version in (v1, v2, v3):
-        history = api.get(f"{url}/{any_version.pk}/history", **owner.headers).json()["results"]
-        assert [h["content"] for h in history] == ["The deadline is May 1.", "The deadline is May 8.",
-                                                   "The deadline is May 15."]  # fmt: skip
-    live = api.get(url, **owner.headers).json()
-    assert live["count"] == 1 and [e["id"] for e in live["results"]] == [str(v3.pk)]
-
-    stale = api.patch(f"{url}/{v1.pk}", {"content": "The deadline is June 1."}, format="json", **owner.headers)
-    assert stale.status_code == 409
-    assert stale.json() == {"message": MESSAGE_ENTRY_NOT_CURRENT, "extra": {"current_id": str(v3.pk)}}
-    assert ContextEntry.objects.count() == 3 and ContextEntry.objects.filter(is_current=True).get().pk == v3.pk
-
-
-def test_boost_and_reduce_keep_the_importance_between_zero_and_one(api: APIClient, personas: Personas) -> None:
-    owner = personas.owner
-    context_id = _create(api, owner)["id"]
-    entry_id = _add(api, owner, context_id, "Prefers tea.", importance=0.5)["id"]
-    url = f"{CONTEXTS}/{context_id}/entries/{entry_id}"
-
-    def importance() -> float:
-        return ContextEntry.objects.get(pk=entry_id).importance
-
-    assert api.post(f"{url}/boost", **owner.headers).json()["importance"] == pytest.approx(0.6)  # default 0.1
-    assert importance() == pytest.approx(0.6)
-    assert api.post(f"{url}/boost", {"amount": 0.9}, format="json", **owner.headers).json()["importance"] == 1.0
-    assert api.post(f"{url}/boost", {"amount": 0.9}, format="json", **owner.headers).json()["importance"] == 1.0
-    assert importance() == 1.0
-    assert api.post(f"{url}/reduce", {"amount": 0.25}, format="json", **owner.headers).json()["importance"] == 0.75
-    assert api.post(f"{url}/reduce", {"amount": 1}, format="json", **owner.headers).json()["importance"] == 0.0
-    assert api.post(f"{url}/reduce", {"amount": 0.5}, format="json", **owner.headers).json()["importance"] == 0.0
-    assert importance() == 0.0
-    for amount in (-0.1, 1.5, "lots"):
-        refused = api.post(f"{url}/boost", {"amount": amount}, format="json", **owner.headers)
-        assert refused.status_code == 400 and refused.json()["message"] == MESSAGE_INVALID_INPUT
-    assert importance() == 0.0
-
-
-def test_the_effective_relevance_score_follows_the_documented_formula(api: APIClient, personas: Personas) -> None:
-    owner = personas.owner
-    context_id = _create(api, owner)["id"]
-    used = _add(api, owner, context_id, "Used two months ago.")["id"]
-    never = _add(api, owner, context_id, "Written long ago, never read.")["id"]
-    fresh = _add(api, owner, context_id, "Written just now.", importance=0.6, confidence=0.9)["id"]
-    now = timezone.now()
-    ContextEntry.objects.filter(pk=used).update(importance=0.8, confidence=0.5, last_accessed_at=now - timedelta(days=60),
-                                                updated_at=now - timedelta(days=90), created_at=now - timedelta(days=90))  # fmt: skip
-    ContextEntry.objects.filter(pk=never).update(importance=1.0, confidence=0.2, updated_at=now - timedelta(days=3000),
-                                                 created_at=now - timedelta(days=3000))  # fmt: skip
-    half_life = settings.MAINTENANCE_STALENESS_HALF_LIFE_DAYS
-
-    def documented(importance: float, confidence: float, days: float) -> float:
-        return importance * confidence * (0.5 + 0.5 * 0.5 ** (days / half_life))
-
-    # The list does not count as a use, so it shows the scores of the crafted timestamps.
-    listed = {e["id"]: e for e in api.get(f"{CONTEXTS}/{context_id}/entries", **owner.headers).json()["results"]}
-    assert listed[used]["effective_relevance_score"] == pytest.approx(documented(0.8, 0.5, 60), rel=1e-4)
-    assert listed[never]["effective_relevance_score"] == pytest.approx(0.1, rel=1e-4)  # never below half of 0.2
-    assert listed[fresh]["effective_relevance_score"] == pytest.approx(0.54, rel=1e-4)
-    for entry_id, entry in listed.items():
-        assert entry["staleness"] == pytest.approx(maintenance.staleness(ContextEntry.objects.get(pk=entry_id), now), abs=1e-4)  # fmt: skip
-    assert listed[never]["staleness"] > 0.9 > listed[used]["staleness"] > listed[fresh]["staleness"]
-
-    # The function itself, at a fixed instant, for last use taken as the latest of the three timestamps.
-    entry = ContextEntry.objects.get(pk=used)
-    later = now + timedelta(days=30)
-    assert contexts.effective_relevance_score(entry, later) == pytest.approx(documented(0.8, 0.5, 90))
-    entry.last_accessed_at = None
-    assert contexts.effective_relevance_score(entry, later) == pytest.approx(documented(0.8, 0.5, 120))
-
-    # Reading one entry counts a use: it is fresh again.
-    read = api.get(f"{CONTEXTS}/{context_id}/entries/{used}", **owner.headers).json()
-    assert read["access_count"] == 1 and read["effective_relevance_score"] == pytest.approx(0.4, rel=1e-4)
-
-
-def test_an_entry_can_be_read_and_deleted(api: APIClient, personas: Personas) -> None:
-    owner = personas.owner
-    context_id = _create(api, owner)["id"]
-    entry = _add(api, owner, context_id, "Deploys on Fridays are banned.", entry_type="decision", source_type="user",
-                 memory_type="experiential", importance=0.9, confidence=0.8, metadata={"by": "cto"}, key="deploys")  # fmt: skip
-    assert set(entry) == {"id", "context_id", "agent_id", "key", "entry_type", "source_type", "memory_type", "content",
-                          "metadata", "importance", "confidence", "version", "previous_version_id", "is_current",
-                          "archived_at", "merged_into_id", "deprecated_at", "access_count", "last_accessed_at",
-                          "has_embedding", "effective_relevance_score", "staleness", "created_at", "updated_at"}  # fmt: skip
-    assert (entry["entry_type"], entry["source_type"], entry["memory_type"]) == ("decision", "user", "experiential")
-    assert entry["context_id"] == context_id and entry["has_embedding"] is True and entry["version"] == 1
-    url = f"{CONTEXTS}/{context_id}/entries/{entry['id']}"
-    assert api.get(url, **owner.headers).json()["metadata"] == {"by": "cto"}
-    assert api.delete(url, **owner.headers).status_code == 204
-    assert api.get(url, **owner.headers).status_code == 404
-    assert not ContextEntry.objects.exists()
-
-
 # --- snapshots ----------------------------------------------------------------------------------------
 
 
@@ -381,33 +279,6 @@ def test_a_snapshot_restores_only_into_its_own_context(api: APIClient, personas:
     assert not ContextAccessLog.objects.filter(action=Action.RESTORE).exists()
 
 
-# --- search -------------------------------------------------------------------------------------------
-
-
-def test_search_finds_an_entry_by_meaning_and_only_in_this_context(api: APIClient, personas: Personas) -> None:
-    owner, outsider = personas.owner, personas.outsider
-    context_id = _create(api, owner)["id"]
-    car = _add(api, owner, context_id, "I bought a new car last week; it is a red sedan.")["id"]
-    _add(api, owner, context_id, "The quarterly tax report is due on Friday.")
-    _add(api, owner, context_id, "We adopted a kitten named Miso.")
-    other = _create(api, owner, name="garage")["id"]
-    _add(api, owner, other, "The automobile needs new tyres and an automobile wash.")
-    foreign = _create(api, outsider)["id"]
-    _add(api, outsider, foreign, "My automobile is a blue automobile.")
-
-    hits = _search(api, owner, context_id, "automobile").json()["results"]
-    assert hits[0]["entry"]["id"] == car
-    assert hits[0]["keyword"] == 0 and hits[0]["similarity"] > hits[-1]["similarity"]  # by meaning alone
-    assert set(hits[0]) == {"entry", "score", "similarity", "keyword"}
-    assert {hit["entry"]["context_id"] for hit in hits} == {context_id}
-    assert ContextEntry.objects.get(pk=car).access_count == 1  # a hit counts a use
-
-    assert len(_search(api, owner, context_id, "automobile", limit=1).json()["results"]) == 1
-    theirs = _search(api, outsider, foreign, "car automobile").json()["results"]
-    assert {hit["entry"]["context_id"] for hit in theirs} == {foreign}
-    assert _error(_search(api, outsider, context_id, "car"), 404, MESSAGE_CONTEXT_NOT_FOUND)
-
-
 # --- access -------------------------------------------------------------------------------------------
 
 
@@ -417,11 +288,13 @@ def test_an_outsider_gets_404_on_every_operation(api: APIClient, personas: Perso
     entry_id = _add(api, owner, context_id, "The falcon launch code is 1234.")["id"]
     snapshot_id = api.post(f"{CONTEXTS}/{context_id}/snapshots", format="json", **owner.headers).json()["id"]
     saved = _table(context_id)
-    for method, url, body in [*_reads(context_id, entry_id),
-                              *_writes(context_id, entry_id, snapshot_id, str(outsider.agent.id))]:  # fmt: skip
+    for method, url, body in [
+        *_reads(context_id, entry_id),
+        *_writes(context_id, entry_id, snapshot_id, str(outsider.agent.id)),
+    ]:
         response = _call(api, outsider, method, url, body)
         assert response.status_code == 404 and set(response.json()) == {"message", "extra"}, (method, url)
-    assert api.get(CONTEXTS, **outsider.headers).json() == {"results": []}
+    assert api.get(CONTEXTS, **outsider.headers).json() == EMPTY_LIST
     assert _table(context_id) == saved and PersistentContext.objects.get(pk=context_id).archived_at is None
     assert not ContextAccessLog.objects.filter(agent=outsider.agent).exists()
 
@@ -437,11 +310,12 @@ def test_the_teammate_needs_a_grant_on_an_agent_scope_context(api: APIClient, pe
     # Not granted: the context does not exist for the teammate.
     for method, url, body in operations:
         assert _call(api, teammate, method, url, body).status_code == 404, (method, url)
-    assert api.get(CONTEXTS, **teammate.headers).json() == {"results": []}
+    assert api.get(CONTEXTS, **teammate.headers).json() == EMPTY_LIST
 
     # Granted read: it reads, and every write is a 403 that changes nothing.
-    granted = api.post(f"{CONTEXTS}/{context_id}/grant", {"agent_id": teammate_id, "level": "read"}, format="json",
-                       **owner.headers)  # fmt: skip
+    granted = api.post(
+        f"{CONTEXTS}/{context_id}/grant", {"agent_id": teammate_id, "level": "read"}, format="json", **owner.headers
+    )
     assert granted.status_code == 200 and granted.json()["access_control"] == {"read": [teammate_id], "write": []}
     assert [c["id"] for c in api.get(CONTEXTS, **teammate.headers).json()["results"]] == [context_id]
     for method, url, body in _reads(context_id, entry_id):
@@ -449,9 +323,9 @@ def test_the_teammate_needs_a_grant_on_an_agent_scope_context(api: APIClient, pe
     saved = _table(context_id)
     for method, url, body in _writes(context_id, entry_id, snapshot_id, teammate_id):
         assert _error(_call(api, teammate, method, url, body), 403, MESSAGE_READ_ONLY), (method, url)
-    assert [{k: v for k, v in row.items() if k not in ("access_count", "last_accessed_at")} for row in _table(context_id)] == [
-        {k: v for k, v in row.items() if k not in ("access_count", "last_accessed_at")} for row in saved
-    ]  # fmt: skip
+    assert [
+        {k: v for k, v in row.items() if k not in ("access_count", "last_accessed_at")} for row in _table(context_id)
+    ] == [{k: v for k, v in row.items() if k not in ("access_count", "last_accessed_at")} for row in saved]
     context = PersistentContext.objects.get(pk=context_id)
     assert context.access_control == {"read": [teammate_id], "write": []} and context.archived_at is None
     assert ContextSnapshot.objects.filter(context_id=context_id).count() == 1
@@ -478,11 +352,12 @@ def test_an_account_scope_context_is_open_to_the_teammate(api: APIClient, person
     assert [c["id"] for c in api.get(CONTEXTS, **teammate.headers).json()["results"]] == [open_id]
     assert api.get(f"{CONTEXTS}/{open_id}", **teammate.headers).json()["entry_count"] == 1
     _add(api, teammate, open_id, "Nobody named writers, so the teammate may write.")
-    assert api.get(CONTEXTS, **outsider.headers).json() == {"results": []}
+    assert api.get(CONTEXTS, **outsider.headers).json() == EMPTY_LIST
 
     # Naming writers closes writing to everyone else, not reading.
-    guarded_id = _create(api, owner, name="handbook", scope="account",
-                         access_control={"write": [str(owner.agent.id)]})["id"]  # fmt: skip
+    guarded_id = _create(api, owner, name="handbook", scope="account", access_control={"write": [str(owner.agent.id)]})[
+        "id"
+    ]
     assert api.get(f"{CONTEXTS}/{guarded_id}/entries", **teammate.headers).status_code == 200
     refused = api.post(f"{CONTEXTS}/{guarded_id}/entries", {"content": "x"}, format="json", **teammate.headers)
     assert _error(refused, 403, MESSAGE_READ_ONLY)
@@ -492,8 +367,9 @@ def test_an_account_scope_context_is_open_to_the_teammate(api: APIClient, person
 def test_grants_name_only_the_accounts_agents(api: APIClient, personas: Personas) -> None:
     owner, outsider = personas.owner, personas.outsider
     foreign_id = str(outsider.agent.id)
-    refused = api.post(CONTEXTS, {"name": "leaky", "access_control": {"read": [foreign_id]}}, format="json",
-                       **owner.headers)  # fmt: skip
+    refused = api.post(
+        CONTEXTS, {"name": "leaky", "access_control": {"read": [foreign_id]}}, format="json", **owner.headers
+    )
     assert refused.status_code == 400
     assert refused.json()["extra"]["fields"] == {
         "access_control.read": [MESSAGE_UNKNOWN_AGENT.format(agent_id=foreign_id)]
@@ -501,11 +377,14 @@ def test_grants_name_only_the_accounts_agents(api: APIClient, personas: Personas
     assert not PersistentContext.objects.exists()
 
     context_id = _create(api, owner, access_control={"read": [str(personas.teammate.agent.id)]})["id"]
-    grant = api.post(f"{CONTEXTS}/{context_id}/grant", {"agent_id": foreign_id, "level": "write"}, format="json",
-                     **owner.headers)  # fmt: skip
+    grant = api.post(
+        f"{CONTEXTS}/{context_id}/grant", {"agent_id": foreign_id, "level": "write"}, format="json", **owner.headers
+    )
     assert grant.status_code == 400
-    assert PersistentContext.objects.get(pk=context_id).access_control == {"read": [str(personas.teammate.agent.id)],
-                                                                             "write": []}  # fmt: skip
+    assert PersistentContext.objects.get(pk=context_id).access_control == {
+        "read": [str(personas.teammate.agent.id)],
+        "write": [],
+    }
     assert api.get(f"{CONTEXTS}/{context_id}", **outsider.headers).status_code == 404
 
 
@@ -541,30 +420,6 @@ def test_a_bad_context_is_a_400_and_stores_nothing(api: APIClient, personas: Per
 
 
 @pytest.mark.parametrize(
-    "body",
-    [
-        {},
-        {"content": ""},
-        {"content": 42},
-        {"content": "x", "importance": 1.5},
-        {"content": "x", "importance": -0.1},
-        {"content": "x", "confidence": 2},
-        {"content": "x", "entry_type": "rumour"},
-        {"content": "x", "source_type": "oracle"},
-        {"content": "x", "memory_type": "eternal"},
-        {"content": "x", "metadata": ["not", "an", "object"]},
-        {"content": "x", "key": "k" * 257},
-        {"content": "x" * 20_001},
-    ],
-)
-def test_a_bad_entry_is_a_400_and_stores_nothing(api: APIClient, personas: Personas, body: dict) -> None:
-    context_id = _create(api, personas.owner)["id"]
-    response = api.post(f"{CONTEXTS}/{context_id}/entries", body, format="json", **personas.owner.headers)
-    assert response.status_code == 400 and response.json()["message"] == MESSAGE_INVALID_INPUT
-    assert not ContextEntry.objects.exists()
-
-
-@pytest.mark.parametrize(
     ("suffix", "body"),
     [
         ("search", {"query": ""}),
@@ -578,13 +433,5 @@ def test_a_bad_entry_is_a_400_and_stores_nothing(api: APIClient, personas: Perso
 def test_bad_search_and_grant_bodies_are_400s(api: APIClient, personas: Personas, suffix: str, body: dict) -> None:
     context_id = _create(api, personas.owner)["id"]
     response = api.post(f"{CONTEXTS}/{context_id}/{suffix}", body, format="json", **personas.owner.headers)
-    assert response.status_code == 400 and response.json()["message"] == MESSAGE_INVALID_INPUT
-    assert not ContextAccessLog.objects.exists()
-
-
-@pytest.mark.parametrize("query", ["limit=0", "limit=501", "offset=-1", "limit=many"])
-def test_bad_list_parameters_are_400s(api: APIClient, personas: Personas, query: str) -> None:
-    context_id = _create(api, personas.owner)["id"]
-    response = api.get(f"{CONTEXTS}/{context_id}/entries?{query}", **personas.owner.headers)
     assert response.status_code == 400 and response.json()["message"] == MESSAGE_INVALID_INPUT
     assert not ContextAccessLog.objects.exists()

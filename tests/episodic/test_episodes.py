@@ -7,9 +7,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from episodic import maintenance, services
 from episodic.models import Episode
+from episodic.services import episodes as services
+from episodic.services import maintenance
 from tests.conftest import Personas
+from tests.episodic.lists import EMPTY_LIST
 from tests.factories import make_persona
 
 pytestmark = pytest.mark.django_db
@@ -22,8 +24,13 @@ def _store(api: APIClient, headers: dict, **body: Any) -> Any:
 
 def test_store_get_list_and_delete(api: APIClient, personas: Personas) -> None:
     h = personas.owner.headers
-    created = _store(api, h, summary="User planned a trip to Kyoto in April to see the cherry blossoms.",
-                     user_id="end-user-1", metadata={"key_decisions": ["Kyoto"], "entities": ["Kyoto"], "tools": []})  # fmt: skip
+    created = _store(
+        api,
+        h,
+        summary="User planned a trip to Kyoto in April to see the cherry blossoms.",
+        user_id="end-user-1",
+        metadata={"key_decisions": ["Kyoto"], "entities": ["Kyoto"], "tools": []},
+    )
     assert created.status_code == 201
     body = created.json()
     assert body["has_embedding"] is True and body["agent_id"] == str(personas.owner.agent.id)
@@ -43,19 +50,11 @@ def test_persona_isolation_on_every_read_path(api: APIClient, personas: Personas
     assert api.get(f"/api/v1/episodes/{episode_id}", **teammate).status_code == 200
     assert api.get(f"/api/v1/episodes/{episode_id}", **outsider).status_code == 404
     assert api.delete(f"/api/v1/episodes/{episode_id}", **outsider).status_code == 404
-    assert api.get("/api/v1/episodes", **outsider).json() == {"results": [], "count": 0}
-    assert api.get("/api/v1/episodes/conversation/c1", **outsider).json() == {"results": []}
-    assert api.post("/api/v1/episodes/search", {"query": "Falcon project"}, format="json", **outsider).json() == {
-        "results": []
-    }
-    assert (
-        len(
-            api.post("/api/v1/episodes/search", {"query": "Falcon project"}, format="json", **teammate).json()[
-                "results"
-            ]
-        )
-        == 1
-    )
+    assert api.get("/api/v1/episodes", **outsider).json() == EMPTY_LIST
+    assert api.get("/api/v1/episodes/conversation/c1", **outsider).json() == EMPTY_LIST
+    search = {"query": "Falcon project"}
+    assert api.post("/api/v1/episodes/search", search, format="json", **outsider).json() == EMPTY_LIST
+    assert len(api.post("/api/v1/episodes/search", search, format="json", **teammate).json()["results"]) == 1
     assert api.get("/api/memory/search?q=Falcon", **outsider).json() == {"episodes": [], "count": 0, "available": True}
 
 
@@ -80,8 +79,14 @@ def test_search_fuses_meaning_and_keywords(api: APIClient, personas: Personas) -
 
 def test_search_filters(api: APIClient, personas: Personas) -> None:
     now = timezone.now()
-    _store(api, personas.owner.headers, conversation_id="a", summary="Budget planning for Q3.", user_id="u1",
-           occurred_at=(now - timedelta(days=10)).isoformat())  # fmt: skip
+    _store(
+        api,
+        personas.owner.headers,
+        conversation_id="a",
+        summary="Budget planning for Q3.",
+        user_id="u1",
+        occurred_at=(now - timedelta(days=10)).isoformat(),
+    )
     _store(api, personas.teammate.headers, conversation_id="b", summary="Budget planning for Q4.", user_id="u2")
     h = personas.owner.headers
 
@@ -135,16 +140,33 @@ def test_expired_episodes_are_invisible_at_once_and_deleted_by_the_job(api: APIC
 
 def test_propose_skips_trivial_and_saves_corrections(api: APIClient, personas: Personas) -> None:
     h = personas.owner.headers
-    skipped = api.post("/api/v1/episodes/propose", {"conversation_id": "g", "turns": [
-        {"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]}, format="json", **h)  # fmt: skip
+    skipped = api.post(
+        "/api/v1/episodes/propose",
+        {
+            "conversation_id": "g",
+            "turns": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}],
+        },
+        format="json",
+        **h,
+    )
     assert skipped.status_code == 200
     assert skipped.json()["decision"] == "skipped" and skipped.json()["episode"] is None
     assert not Episode.objects.exists()
 
-    saved = api.post("/api/v1/episodes/propose", {"conversation_id": "s", "user_id": "u9", "turns": [
-        {"role": "user", "content": "Book dinner with my sister Anne on Friday."},
-        {"role": "assistant", "content": "Booked dinner with Anne on Friday at 7pm."},
-        {"role": "user", "content": "Actually her name is Anna, not Anne. Anna loves Thai food."}]}, format="json", **h)  # fmt: skip
+    saved = api.post(
+        "/api/v1/episodes/propose",
+        {
+            "conversation_id": "s",
+            "user_id": "u9",
+            "turns": [
+                {"role": "user", "content": "Book dinner with my sister Anne on Friday."},
+                {"role": "assistant", "content": "Booked dinner with Anne on Friday at 7pm."},
+                {"role": "user", "content": "Actually her name is Anna, not Anne. Anna loves Thai food."},
+            ],
+        },
+        format="json",
+        **h,
+    )
     assert saved.status_code == 201
     body = saved.json()
     assert body["decision"] == "saved" and "correction" in body["rules"] and body["summarizer"] == "extractive"
@@ -157,34 +179,54 @@ def test_propose_uses_the_llm_when_one_is_configured(
     api: APIClient, personas: Personas, use_providers: Any, stub_openai: str
 ) -> None:
     use_providers(LLM_MODEL="gpt-4o-mini", OPENAI_BASE_URL=stub_openai)
-    body = api.post("/api/v1/episodes/propose", {"conversation_id": "s", "turns": [
-        {"role": "user", "content": "Actually my sister is Anna."}]}, format="json", **personas.owner.headers).json()  # fmt: skip
+    body = api.post(
+        "/api/v1/episodes/propose",
+        {"conversation_id": "s", "turns": [{"role": "user", "content": "Actually my sister is Anna."}]},
+        format="json",
+        **personas.owner.headers,
+    ).json()
     assert body["summarizer"] == "llm"
     assert body["episode"]["summary"] == "The user corrected the name of their sister: Anna."
     assert body["episode"]["topic"] == "family"
 
 
 def test_a_small_owner_among_large_ones_still_gets_k_results(use_providers: Any) -> None:
-    from episodic import selectors
+    from episodic.selectors import episodes as selectors
 
     use_providers(EMBEDDING_PROVIDER="hashing", EMBEDDING_DIM=384)
     big = make_persona()
     for index in range(400):
-        services.episode_store(owner=big.user, agent=big.agent, conversation_id=f"big-{index}",
-                               summary=f"Weekly status meeting notes number {index} about the roadmap.")  # fmt: skip
+        services.episode_store(
+            owner=big.user,
+            agent=big.agent,
+            conversation_id=f"big-{index}",
+            summary=f"Weekly status meeting notes number {index} about the roadmap.",
+        )
     small = make_persona()
     for index in range(3):
-        services.episode_store(owner=small.user, agent=small.agent, conversation_id=f"small-{index}",
-                               summary=f"Gardening plan {index}: tomatoes and basil.")  # fmt: skip
+        services.episode_store(
+            owner=small.user,
+            agent=small.agent,
+            conversation_id=f"small-{index}",
+            summary=f"Gardening plan {index}: tomatoes and basil.",
+        )
     hits = selectors.episode_search(owner=small.user, query="status meeting roadmap", limit=3)
     assert sorted(h.item.conversation_id for h in hits) == ["small-0", "small-1", "small-2"]
 
 
 def test_the_compatibility_paths(api: APIClient, personas: Personas) -> None:
     h = personas.owner.headers
-    stored = api.post("/episodic/store", {"conversation_id": "conv-9", "summary": "Reviewed Rule 37 for well 42-123.",
-                      "user_id": "op-1", "metadata": {"key_decisions": ["approve"], "entities": ["42-123"], "tools": ["gis"]}},
-                      format="json", **h)  # fmt: skip
+    stored = api.post(
+        "/episodic/store",
+        {
+            "conversation_id": "conv-9",
+            "summary": "Reviewed Rule 37 for well 42-123.",
+            "user_id": "op-1",
+            "metadata": {"key_decisions": ["approve"], "entities": ["42-123"], "tools": ["gis"]},
+        },
+        format="json",
+        **h,
+    )
     assert stored.status_code == 200 and stored.json()["status"] == "stored"
     results = api.post(
         "/episodic/search",
@@ -208,10 +250,17 @@ def test_the_compatibility_paths(api: APIClient, personas: Personas) -> None:
 def test_recent_episodes_page_with_limit_and_offset(api: APIClient, personas: Personas) -> None:
     now = timezone.now()
     for index in range(5):
-        _store(api, personas.owner.headers, conversation_id=f"c{index}", summary=f"Episode {index}",
-               occurred_at=(now - timedelta(hours=index)).isoformat())  # fmt: skip
+        _store(
+            api,
+            personas.owner.headers,
+            conversation_id=f"c{index}",
+            summary=f"Episode {index}",
+            occurred_at=(now - timedelta(hours=index)).isoformat(),
+        )
     page = api.get("/api/v1/episodes?limit=2&offset=2", **personas.owner.headers).json()
     assert [e["conversation_id"] for e in page["results"]] == ["c2", "c3"] and page["count"] == 5
+    assert page["next"].endswith("/api/v1/episodes?limit=2&offset=4")
+    assert page["previous"].endswith("/api/v1/episodes?limit=2")
 
 
 @pytest.mark.parametrize("conversation_id", ["bad id/with slash", "x" * 257, 5])

@@ -16,7 +16,7 @@ from django.db import connection, connections
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from episodic import contexts, maintenance, pools, short_term, tasks
+from episodic import tasks
 from episodic.models import (
     ContextEntry,
     Episode,
@@ -26,7 +26,14 @@ from episodic.models import (
     TypedMemory,
     WorkflowPool,
 )
-from episodic.services import episode_store, typed_memory_create
+from episodic.selectors.contexts import entries_readable, staleness
+from episodic.services import maintenance, pools, short_term
+from episodic.services.context_entries import entry_create
+from episodic.services.contexts import context_create
+from episodic.services.episodes import episode_store
+from episodic.services.maintenance import dedup
+from episodic.services.typed_memories import typed_memory_create
+from memory_site.db import advisory_lock_key
 from ops.models import JobRun
 from tests.conftest import Personas
 from tests.factories import Persona
@@ -49,7 +56,7 @@ def at_similarity(similarity: float, base: int = 0, other: int = 1) -> list[floa
 
 
 def entry(context: PersistentContext, content: str, vector: list[float] | None, **fields: Any) -> ContextEntry:
-    made = contexts.entry_create(agent=None, context=context, content=content, **fields)
+    made = entry_create(agent=None, context=context, content=content, **fields)
     ContextEntry.objects.filter(pk=made.pk).update(embedding=vector)
     made.refresh_from_db()
     return made
@@ -66,8 +73,9 @@ def read_times(persona: Persona, session: str, key: str, n: int) -> None:
 def test_consolidation_promotes_at_three_reads_and_not_at_two(personas: Personas) -> None:
     owner = personas.owner
     for key, value in [("often", {"goal": "ship the parser"}), ("twice", "look at the lexer")]:
-        short_term.short_term_write(agent=owner.agent, session_id="s1", key=key, value=value,
-                                    memory_type=ShortTermMemory.Type.TASK_CONTEXT)  # fmt: skip
+        short_term.short_term_write(
+            agent=owner.agent, session_id="s1", key=key, value=value, memory_type=ShortTermMemory.Type.TASK_CONTEXT
+        )
     read_times(owner, "s1", "often", 3)
     read_times(owner, "s1", "twice", 2)
 
@@ -119,7 +127,7 @@ def test_consolidation_deletes_expired_low_access_entries_itself(personas: Perso
 
 def test_dedup_merges_at_093_and_not_at_091(personas: Personas) -> None:
     owner = personas.owner
-    context = contexts.context_create(agent=owner.agent, name="kb")
+    context = context_create(agent=owner.agent, name="kb")
     base = entry(context, "The deploy runs at noon.", unit(0), importance=0.4, metadata={"source": "chat"})
     twin = entry(context, "Deploys run at 12:00.", at_similarity(0.93), importance=0.8, metadata={"team": "ops"})
     cousin = entry(context, "The deploy window is midday.", at_similarity(0.91, other=2), importance=0.9)
@@ -136,15 +144,15 @@ def test_dedup_merges_at_093_and_not_at_091(personas: Personas) -> None:
     assert base.deprecated_at is not None and base.merged_into == twin
     assert base.metadata["merged_similarity"] == pytest.approx(0.93, abs=1e-3)
     assert cousin.deprecated_at is None and cousin.merged_into is None
-    assert base.pk not in set(contexts.entries_readable(agent=owner.agent).values_list("pk", flat=True))
+    assert base.pk not in set(entries_readable(agent=owner.agent).values_list("pk", flat=True))
 
     assert maintenance.run("dedup").counts["context_entries"] == 0  # idempotent
 
 
 def test_dedup_never_merges_across_contexts_or_owners(personas: Personas) -> None:
-    mine = contexts.context_create(agent=personas.owner.agent, name="a")
-    other = contexts.context_create(agent=personas.owner.agent, name="b")
-    theirs = contexts.context_create(agent=personas.outsider.agent, name="a")
+    mine = context_create(agent=personas.owner.agent, name="a")
+    other = context_create(agent=personas.owner.agent, name="b")
+    theirs = context_create(agent=personas.outsider.agent, name="a")
     for context in (mine, other, theirs):
         entry(context, "Same words everywhere.", unit(5))
     assert maintenance.run("dedup").counts["context_entries"] == 0
@@ -164,7 +172,7 @@ def test_dedup_merges_typed_memories_of_one_type_and_scope(personas: Personas) -
     dup.refresh_from_db()
     assert dup.merged_into_id == kept.pk and dup.deprecated_at is not None
     assert TypedMemory.objects.get(pk=other_type.pk).deprecated_at is None
-    from episodic.selectors import typed_visible
+    from episodic.selectors.typed_memories import typed_visible
 
     assert set(typed_visible(agent=agent).values_list("pk", flat=True)) == {kept.pk, other_type.pk}
 
@@ -173,7 +181,7 @@ def test_dedup_merges_typed_memories_of_one_type_and_scope(personas: Personas) -
 
 
 def test_staleness_follows_the_documented_formula(personas: Personas) -> None:
-    context = contexts.context_create(agent=personas.owner.agent, name="kb")
+    context = context_create(agent=personas.owner.agent, name="kb")
     made = entry(context, "Old note.", unit(0), importance=0.5, confidence=0.8)
     now = timezone.now()
     old = now - timedelta(days=200)
@@ -181,11 +189,11 @@ def test_staleness_follows_the_documented_formula(personas: Personas) -> None:
     made.refresh_from_db()
     age = 1 - 0.5 ** (200 / 30)
     expected = age * (0.6 + 0.2 * (1 / 2) + 0.2 * (1 - 0.4))
-    assert maintenance.staleness(made, now) == pytest.approx(expected, rel=1e-6)
+    assert staleness(made, now) == pytest.approx(expected, rel=1e-6)
 
 
 def test_context_rot_archives_at_09_staleness_and_not_below(personas: Personas) -> None:
-    context = contexts.context_create(agent=personas.owner.agent, name="kb")
+    context = context_create(agent=personas.owner.agent, name="kb")
     now = timezone.now()
     stale = entry(context, "Forgotten detail.", unit(0), importance=0.1, confidence=1.0)
     kept = entry(context, "Read often.", unit(1), importance=0.1, confidence=1.0)
@@ -194,13 +202,13 @@ def test_context_rot_archives_at_09_staleness_and_not_below(personas: Personas) 
     ContextEntry.objects.filter(pk__in=[stale.pk, kept.pk]).update(created_at=old, updated_at=old)
     ContextEntry.objects.filter(pk=kept.pk).update(access_count=4, last_accessed_at=old)
     for row in ContextEntry.objects.all():
-        row_staleness = maintenance.staleness(row, now)
+        row_staleness = staleness(row, now)
         assert (row_staleness >= 0.9) == (row.pk == stale.pk), (row.content, row_staleness)
 
     assert maintenance.run("context_rot", now=now).counts == {"archived": 1}
     assert ContextEntry.objects.get(pk=stale.pk).archived_at is not None
     assert ContextEntry.objects.filter(archived_at__isnull=True).count() == 2
-    assert fresh.pk in set(contexts.entries_readable(agent=personas.owner.agent).values_list("pk", flat=True))
+    assert fresh.pk in set(entries_readable(agent=personas.owner.agent).values_list("pk", flat=True))
     assert maintenance.run("context_rot", now=now).counts == {"archived": 0}
 
 
@@ -245,19 +253,24 @@ def test_expired_cleanup_deletes_everything_past_expiry_and_nothing_else(persona
 def test_a_run_while_another_holds_the_job_is_skipped(personas: Personas) -> None:
     short_term.short_term_write(agent=personas.owner.agent, session_id="s", key="k", value=1)
     read_times(personas.owner, "s", "k", 3)
+    key = advisory_lock_key(maintenance.lock_name("consolidation"))
     other = connections.create_connection("default")
     try:
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", [maintenance.lock_key("consolidation")])
+            cursor.execute("SELECT pg_advisory_lock(%s)", [key])
         assert maintenance.run("consolidation").counts == {"skipped": 1}
         assert not ContextEntry.objects.exists()
+        with other.cursor() as cursor:
+            # Released here: a closed session's locks go only once its backend has exited, a moment
+            # after close() returns, and the next run could still find the lock held.
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
     finally:
-        other.close()  # the session lock goes with the session
+        other.close()
     assert maintenance.run("consolidation").counts["promoted"] == 1
 
 
 def test_concurrent_dedup_runs_merge_each_pair_once(personas: Personas) -> None:
-    context = contexts.context_create(agent=personas.owner.agent, name="kb")
+    context = context_create(agent=personas.owner.agent, name="kb")
     for i in range(6):
         entry(context, f"Fact {i}.", unit(10 + i))
         entry(context, f"Fact {i} again.", at_similarity(0.97, base=10 + i, other=100 + i))
@@ -281,15 +294,15 @@ def test_concurrent_dedup_runs_merge_each_pair_once(personas: Personas) -> None:
 
 def test_concurrent_unlocked_merges_of_one_pair_land_once(personas: Personas) -> None:
     """Without the job lock (two workers racing past it), the row locks still merge a pair once."""
-    context = contexts.context_create(agent=personas.owner.agent, name="kb")
+    context = context_create(agent=personas.owner.agent, name="kb")
     a = entry(context, "One.", unit(0))
     b = entry(context, "One again.", at_similarity(0.99))
-    kind = maintenance.kinds()[0]
+    kind = dedup.kinds()[0]
     outcomes: list[list[Any]] = []
 
     def work() -> None:
         try:
-            outcomes.append(maintenance.merge(kind, [(a.pk, b.pk, 0.99)], timezone.now()))
+            outcomes.append(dedup.merge(kind, [(a.pk, b.pk, 0.99)], timezone.now()))
         finally:
             connection.close()
 
@@ -303,7 +316,7 @@ def test_concurrent_unlocked_merges_of_one_pair_land_once(personas: Personas) ->
 
 
 def test_run_maintenance_dry_run_prints_and_changes_nothing(personas: Personas) -> None:
-    context = contexts.context_create(agent=personas.owner.agent, name="kb")
+    context = context_create(agent=personas.owner.agent, name="kb")
     entry(context, "Alpha.", unit(0))
     entry(context, "Alpha!", at_similarity(0.99))
     out = StringIO()
@@ -348,7 +361,7 @@ def test_every_job_runs_through_a_real_worker(personas: Personas, celery_worker:
     owner = personas.owner
     short_term.short_term_write(agent=owner.agent, session_id="s", key="k", value="often read")
     read_times(owner, "s", "k", 3)
-    context = contexts.context_create(agent=owner.agent, name="kb")
+    context = context_create(agent=owner.agent, name="kb")
     entry(context, "Twin A.", unit(0))
     entry(context, "Twin B.", at_similarity(0.99))
     old_entry = entry(context, "Ancient.", unit(7), importance=0.0)

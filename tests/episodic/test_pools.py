@@ -1,13 +1,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -15,18 +13,17 @@ from episodic.api.pools import (
     MESSAGE_POOL_EXISTS,
     MESSAGE_POOL_NOT_FOUND,
     MESSAGE_STALE_VERSION,
-    MESSAGE_WORKFLOW_POOL_NOT_FOUND,
-    MESSAGE_WORKFLOW_RUN_NOT_FOUND,
 )
-from episodic.models import MemoryPool, WorkflowPool
+from episodic.models import MemoryPool
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
 from tests.conftest import Personas
+from tests.episodic.concurrency import run_together
+from tests.episodic.lists import EMPTY_LIST
 from tests.factories import Persona, make_persona
 
 pytestmark = pytest.mark.django_db
 
 POOLS = "/api/v1/pools"
-RUNS = "/api/v1/workflow-pools"
 
 
 def _create(api: APIClient, persona: Persona, pool_id: str = "plan", **body: Any) -> Any:
@@ -37,28 +34,6 @@ def _not_found(response: Any, message: str = MESSAGE_POOL_NOT_FOUND) -> bool:
     return response.status_code == 404 and response.json() == {"message": message, "extra": {}}
 
 
-def _run_together(*jobs: Callable[[APIClient], Any]) -> list[Any]:
-    """Run each job in its own thread, with its own client and database connection, all released at
-    once by a barrier; returns their results in order."""
-    barrier = threading.Barrier(len(jobs))
-    results: list[Any] = [None] * len(jobs)
-
-    def run(index: int, job: Callable[[APIClient], Any]) -> None:
-        client = APIClient()
-        barrier.wait()
-        try:
-            results[index] = job(client)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, job)) for i, job in enumerate(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 # --- memory pools: documents and versions -------------------------------------------------------------
 
 
@@ -67,8 +42,19 @@ def test_create_read_write_and_merge_bump_the_version(api: APIClient, personas: 
     created = _create(api, owner, data={"goal": "ship", "steps": ["a"]}, task_id="t-1")
     assert created.status_code == 201
     body = created.json()
-    assert set(body) == {"pool_id", "pool_type", "scope", "task_id", "data", "version", "access_control",
-                         "created_by", "expires_at", "created_at", "updated_at"}  # fmt: skip
+    assert set(body) == {
+        "pool_id",
+        "pool_type",
+        "scope",
+        "task_id",
+        "data",
+        "version",
+        "access_control",
+        "created_by",
+        "expires_at",
+        "created_at",
+        "updated_at",
+    }
     assert body["version"] == 1 and body["created_by"] == str(owner.agent.id) and body["task_id"] == "t-1"
     assert (body["pool_type"], body["scope"], body["expires_at"]) == ("shared", "account", None)
     assert body["access_control"] == {"read": [], "write": [], "public_read": False}
@@ -114,14 +100,15 @@ def test_concurrent_merges_without_a_version_all_land(personas: Personas) -> Non
     def merge(persona: Persona) -> Callable[[APIClient], list[int]]:
         def job(client: APIClient) -> list[int]:
             return [
-                client.patch(f"{POOLS}/plan", {"data": {f"{persona.agent.name}-{i}": i}}, format="json",
-                             **persona.headers).status_code
+                client.patch(
+                    f"{POOLS}/plan", {"data": {f"{persona.agent.name}-{i}": i}}, format="json", **persona.headers
+                ).status_code
                 for i in range(merges_each)
-            ]  # fmt: skip
+            ]
 
         return job
 
-    statuses = _run_together(merge(personas.owner), merge(personas.teammate))
+    statuses = run_together(merge(personas.owner), merge(personas.teammate))
     assert statuses == [[200] * merges_each] * 2
     pool = MemoryPool.objects.get()
     names = [personas.owner.agent.name, personas.teammate.agent.name]
@@ -139,7 +126,7 @@ def test_concurrent_writes_over_the_same_version_let_exactly_one_land(personas: 
             body = {"data": {persona.agent.name: version}, "version": version}
             return lambda client: client.patch(f"{POOLS}/plan", body, format="json", **persona.headers)
 
-        responses = _run_together(merge(personas.owner), merge(personas.teammate))
+        responses = run_together(merge(personas.owner), merge(personas.teammate))
         assert sorted(r.status_code for r in responses) == [200, 409], round_
         loser = next(r for r in responses if r.status_code == 409)
         assert loser.json()["extra"] == {"current_version": version + 1}
@@ -186,8 +173,9 @@ def test_a_team_pool_is_closed_until_granted_and_again_once_revoked(api: APIClie
     assert _can_read(api, owner) and _can_write(api, owner)
     assert not _can_read(api, teammate) and not _can_write(api, teammate)
 
-    grant = api.post(f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json",
-                     **owner.headers)  # fmt: skip
+    grant = api.post(
+        f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json", **owner.headers
+    )
     assert grant.status_code == 200 and grant.json()["access_control"]["read"] == [str(teammate.agent.id)]
     assert _can_read(api, teammate) and not _can_write(api, teammate)
     # A reader may not hand out access, nor delete.
@@ -229,8 +217,9 @@ def test_an_agent_private_pool_is_its_creators_alone_even_when_public(api: APICl
     _create(api, owner, pool_type="agent_private", scope="account", access_control={"public_read": True})
     assert _can_read(api, owner) and _can_write(api, owner)
     assert not _can_read(api, teammate) and not _can_write(api, teammate)
-    api.post(f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json",
-             **owner.headers)  # fmt: skip
+    api.post(
+        f"{POOLS}/plan/grant", {"agent_id": str(teammate.agent.id), "level": "read"}, format="json", **owner.headers
+    )
     assert _can_read(api, teammate) and not _can_write(api, teammate)
 
 
@@ -264,8 +253,7 @@ def test_stats_count_entries_size_reads_and_writes(api: APIClient, personas: Per
     _create(api, personas.owner, data=data)
     fresh = api.get(f"{POOLS}/plan/stats", **h).json()
     size = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
-    assert fresh == {"entries": 3, "size_bytes": size, "reads": 0, "writes": 0, "version": 1,
-                     "last_accessed_at": None}  # fmt: skip
+    assert fresh == {"entries": 3, "size_bytes": size, "reads": 0, "writes": 0, "version": 1, "last_accessed_at": None}
     api.get(f"{POOLS}/plan", **h)
     api.get(f"{POOLS}/plan", **h)
     api.patch(f"{POOLS}/plan", {"data": {"c": None}}, format="json", **h)
@@ -282,7 +270,7 @@ def test_an_expired_pool_is_gone_at_once_and_its_id_free_again(api: APIClient, p
     assert _not_found(api.get(f"{POOLS}/plan", **h))
     assert _not_found(api.get(f"{POOLS}/plan/stats", **h))
     assert _not_found(api.put(f"{POOLS}/plan", {"data": {}}, format="json", **h))
-    assert api.get(POOLS, **h).json() == {"results": []}
+    assert api.get(POOLS, **h).json() == EMPTY_LIST
     recreated = _create(api, personas.owner, data={"new": True})
     assert recreated.status_code == 201 and recreated.json()["data"] == {"new": True}
     assert MemoryPool.objects.count() == 1
@@ -360,123 +348,7 @@ def test_a_bad_grant_is_a_400(api: APIClient, personas: Personas) -> None:
     assert not _can_read(api, personas.teammate)
 
 
-# --- workflow pools -----------------------------------------------------------------------------------
-
-
-def test_a_workflow_pool_is_created_by_its_first_write(api: APIClient, personas: Personas) -> None:
-    h = personas.owner.headers
-    assert _not_found(api.get(f"{RUNS}/run-1/blackboard", **h), MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-    assert _not_found(api.get(f"{RUNS}/run-1", **h), MESSAGE_WORKFLOW_RUN_NOT_FOUND)
-    written = api.put(f"{RUNS}/run-1/blackboard", {"data": {"task": "plan"}}, format="json", **h)
-    assert written.status_code == 200
-    body = written.json()
-    assert set(body) == {"run_id", "pool_type", "data", "version", "expires_at", "created_at", "updated_at"}
-    assert (body["run_id"], body["pool_type"], body["data"]) == ("run-1", "blackboard", {"task": "plan"})
-    first_version = body["version"]
-    merged = api.patch(f"{RUNS}/run-1/tool_cache", {"data": {"search": [1]}}, format="json", **h).json()
-    assert merged["data"] == {"search": [1]}
-    read = api.get(f"{RUNS}/run-1/blackboard", **h).json()
-    assert read["data"] == {"task": "plan"} and read["version"] == first_version
-    run = api.get(f"{RUNS}/run-1", **h).json()
-    assert run["run_id"] == "run-1" and [p["pool_type"] for p in run["results"]] == ["blackboard", "tool_cache"]
-    assert WorkflowPool.objects.get(pool_type="blackboard").read_count == 1  # the run listing is not a read
-
-
-def test_a_runs_pools_are_shared_by_teammates_and_hidden_from_outsiders(api: APIClient, personas: Personas) -> None:
-    base = f"{RUNS}/run-1/shared_memory"
-    api.put(base, {"data": {"owner": 1}}, format="json", **personas.owner.headers)
-    teammate = personas.teammate.headers
-    assert api.get(base, **teammate).json()["data"] == {"owner": 1}
-    assert api.patch(base, {"data": {"teammate": 2}}, format="json", **teammate).status_code == 200
-    assert api.get(base, **personas.owner.headers).json()["data"] == {"owner": 1, "teammate": 2}
-
-    outsider = personas.outsider.headers
-    assert _not_found(api.get(base, **outsider), MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-    assert _not_found(api.get(f"{RUNS}/run-1", **outsider), MESSAGE_WORKFLOW_RUN_NOT_FOUND)
-    assert _not_found(api.delete(base, **outsider), MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-    # An outsider writing the same run id writes its own account's pool, never the owner's.
-    assert api.patch(base, {"data": {"outsider": 3}}, format="json", **outsider).json()["data"] == {"outsider": 3}
-    assert api.get(base, **personas.owner.headers).json()["data"] == {"owner": 1, "teammate": 2}
-
-
-def test_a_stale_workflow_pool_version_is_a_409_and_changes_nothing(api: APIClient, personas: Personas) -> None:
-    h = personas.owner.headers
-    base = f"{RUNS}/run-1/blackboard"
-    version = api.put(base, {"data": {"a": 1}}, format="json", **h).json()["version"]
-    assert api.put(base, {"data": {"a": 2}, "version": version}, format="json", **h).json()["version"] == version + 1
-    for method in (api.put, api.patch):
-        stale = method(base, {"data": {"a": 3}, "version": version}, format="json", **h)
-        assert stale.status_code == 409
-        assert stale.json() == {"message": MESSAGE_STALE_VERSION, "extra": {"current_version": version + 1}}
-    assert api.get(base, **h).json()["data"] == {"a": 2}
-
-
-@pytest.mark.django_db(transaction=True)
-def test_teammates_merging_into_a_run_concurrently_lose_nothing(personas: Personas) -> None:
-    base = f"{RUNS}/run-1/blackboard"
-
-    def merge(persona: Persona) -> Callable[[APIClient], list[int]]:
-        def job(client: APIClient) -> list[int]:
-            return [
-                client.patch(base, {"data": {f"{persona.agent.name}-{i}": i}}, format="json",
-                             **persona.headers).status_code
-                for i in range(5)
-            ]  # fmt: skip
-
-        return job
-
-    # Both start before the pool exists: the first writes create it once.
-    assert _run_together(merge(personas.owner), merge(personas.teammate)) == [[200] * 5] * 2
-    pool = WorkflowPool.objects.get()
-    assert len(pool.data) == 10 and pool.write_count == 10
-
-
-def test_deleting_a_workflow_pool(api: APIClient, personas: Personas) -> None:
-    h = personas.owner.headers
-    api.put(f"{RUNS}/run-1/blackboard", {"data": {"a": 1}}, format="json", **h)
-    api.put(f"{RUNS}/run-1/tool_cache", {"data": {"b": 1}}, format="json", **h)
-    assert api.delete(f"{RUNS}/run-1/blackboard", **personas.teammate.headers).status_code == 204
-    assert _not_found(api.get(f"{RUNS}/run-1/blackboard", **h), MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-    assert [p["pool_type"] for p in api.get(f"{RUNS}/run-1", **h).json()["results"]] == ["tool_cache"]
-    assert _not_found(api.delete(f"{RUNS}/run-1/blackboard", **h), MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-
-
-def test_an_expired_workflow_pool_is_gone_at_once_and_a_write_starts_it_afresh(
-    api: APIClient, personas: Personas
-) -> None:
-    h = personas.owner.headers
-    base = f"{RUNS}/run-1/blackboard"
-    api.put(base, {"data": {"old": True}}, format="json", **h)
-    WorkflowPool.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-    assert _not_found(api.get(base, **h), MESSAGE_WORKFLOW_POOL_NOT_FOUND)
-    assert _not_found(api.get(f"{RUNS}/run-1", **h), MESSAGE_WORKFLOW_RUN_NOT_FOUND)
-    fresh = api.patch(base, {"data": {"new": True}}, format="json", **h)
-    assert fresh.status_code == 200 and fresh.json()["data"] == {"new": True}
-    assert WorkflowPool.objects.count() == 1
-
-
-@pytest.mark.parametrize(
-    ("path", "method", "body"),
-    [
-        (f"{RUNS}/run-1/scratchpad", "put", {"data": {}}),
-        (f"{RUNS}/run-1/scratchpad", "get", None),
-        (f"{RUNS}/{'r' * 201}/blackboard", "put", {"data": {}}),
-        (f"{RUNS}/{'r' * 201}", "get", None),
-        (f"{RUNS}/run-1/blackboard", "put", {"data": [1, 2]}),
-        (f"{RUNS}/run-1/blackboard", "patch", {"data": "x"}),
-        (f"{RUNS}/run-1/blackboard", "patch", {"data": {}, "version": 0}),
-    ],
-)
-def test_bad_workflow_input_is_a_400_and_stores_nothing(
-    api: APIClient, personas: Personas, path: str, method: str, body: dict[str, Any] | None
-) -> None:
-    response = getattr(api, method)(path, body, format="json", **personas.owner.headers)
-    assert response.status_code == 400 and response.json()["message"] == MESSAGE_INVALID_INPUT
-    assert not WorkflowPool.objects.exists()
-
-
 def test_pools_need_an_api_key(api: APIClient, personas: Personas) -> None:
     assert api.get(POOLS).status_code == 401
     assert api.post(POOLS, {"pool_id": "p"}, format="json").status_code == 401
-    assert api.put(f"{RUNS}/run-1/blackboard", {"data": {}}, format="json").status_code == 401
-    assert not MemoryPool.objects.exists() and not WorkflowPool.objects.exists()
+    assert not MemoryPool.objects.exists()

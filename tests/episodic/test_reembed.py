@@ -7,9 +7,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from episodic import services
 from episodic.management.commands.reembed import _column_dim
 from episodic.models import Episode, TypedMemory
+from episodic.services import episodes as services
+from episodic.services.typed_memories import typed_memory_create
 from tests.factories import make_persona
 
 pytestmark = pytest.mark.django_db
@@ -21,9 +22,7 @@ def test_reembed_rebuilds_every_vector_with_the_configured_model(use_providers: 
     episode = services.episode_store(
         owner=persona.user, agent=persona.agent, conversation_id="c", summary="Hiking plans"
     )
-    services.typed_memory_create(
-        owner=persona.user, agent=persona.agent, memory_type="semantic", content="Likes hiking"
-    )
+    typed_memory_create(owner=persona.user, agent=persona.agent, memory_type="semantic", content="Likes hiking")
     assert episode.embedding_model == "hashing"
     use_providers(EMBEDDING_PROVIDER="local", EMBEDDING_MODEL="all-MiniLM-L6-v2-onnx-int8")  # the default again
     out = StringIO()

@@ -13,6 +13,7 @@ from episodic.api.short_term import MESSAGE_ENTRY_NOT_FOUND
 from episodic.models import ShortTermMemory
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
 from tests.conftest import Personas
+from tests.episodic.lists import EMPTY_LIST
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +34,25 @@ def test_write_then_read_returns_the_entry(api: APIClient, personas: Personas) -
     assert written.status_code == 200
     body = written.json()
     assert {k: body[k] for k in ("session_id", "key", "value", "memory_type", "ttl_seconds", "access_count")} == {
-        "session_id": "s1", "key": "k", "value": {"plan": ["a", "b"]}, "memory_type": "tool_result",
-        "ttl_seconds": 120, "access_count": 0,
-    }  # fmt: skip
-    assert set(body) == {"session_id", "key", "value", "memory_type", "ttl_seconds", "expires_at", "access_count",
-                         "last_accessed_at", "created_at", "updated_at"}  # fmt: skip
+        "session_id": "s1",
+        "key": "k",
+        "value": {"plan": ["a", "b"]},
+        "memory_type": "tool_result",
+        "ttl_seconds": 120,
+        "access_count": 0,
+    }
+    assert set(body) == {
+        "session_id",
+        "key",
+        "value",
+        "memory_type",
+        "ttl_seconds",
+        "expires_at",
+        "access_count",
+        "last_accessed_at",
+        "created_at",
+        "updated_at",
+    }
     read = api.get(f"{BASE}/s1/k", **h)
     assert read.status_code == 200 and read.json()["value"] == {"plan": ["a", "b"]}
 
@@ -145,7 +160,7 @@ def test_the_list_is_ordered_and_filters_by_session(api: APIClient, personas: Pe
     listed = api.get(BASE, **h).json()["results"]
     assert [(e["session_id"], e["key"]) for e in listed] == [("s1", "z"), ("s2", "a"), ("s2", "b")]
     assert [e["key"] for e in api.get(f"{BASE}?session_id=s2", **h).json()["results"]] == ["a", "b"]
-    assert api.get(f"{BASE}?session_id=none", **h).json() == {"results": []}
+    assert api.get(f"{BASE}?session_id=none", **h).json() == EMPTY_LIST
 
 
 def test_delete_one_key_then_the_whole_session(api: APIClient, personas: Personas) -> None:
@@ -166,7 +181,7 @@ def test_agents_never_see_each_others_entries(api: APIClient, personas: Personas
     for persona in (personas.teammate, personas.outsider):
         h = persona.headers
         assert _not_found(api.get(f"{BASE}/s1/k", **h))
-        assert api.get(BASE, **h).json() == {"results": []}
+        assert api.get(BASE, **h).json() == EMPTY_LIST
         assert _not_found(api.post(f"{BASE}/s1/k/refresh", **h))
         assert _not_found(api.delete(f"{BASE}/s1/k", **h))
         assert api.delete(f"{BASE}/s1", **h).json() == {"deleted": 0}

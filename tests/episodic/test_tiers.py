@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from episodic import tiers
 from episodic.models import ContextEntry, MemoryPool, ShortTermMemory
+from episodic.services import tiers
 from ledger.services import working_memory_field_get
 from memory_site import embedded
 from tests.conftest import Personas
@@ -27,9 +27,15 @@ def _read(api: APIClient, persona: Persona, **body: Any) -> Any:
 
 @pytest.mark.parametrize(
     ("session_id", "ttl_seconds", "expected"),
-    [(None, None, "long_term"), (None, 60, "long_term"), ("s", 60, "working"), ("s", 900, "working"),
-     ("s", 901, "short_term"), ("s", None, "short_term")],
-)  # fmt: skip
+    [
+        (None, None, "long_term"),
+        (None, 60, "long_term"),
+        ("s", 60, "working"),
+        ("s", 900, "working"),
+        ("s", 901, "short_term"),
+        ("s", None, "short_term"),
+    ],
+)
 def test_auto_routing_follows_the_documented_rule(
     session_id: str | None, ttl_seconds: int | None, expected: str
 ) -> None:
@@ -104,8 +110,9 @@ def test_search_consolidate_and_stats(api: APIClient, personas: Personas) -> Non
     owner = personas.owner
     _write(api, owner, key="car", value="The blue car is parked in bay 4.")
     _write(api, owner, key="lunch", value="Lunch is at the Thai place.")
-    hits = api.post("/api/v1/tiers/search", {"query": "where is my automobile", "limit": 1}, format="json",
-                    **owner.headers).json()["results"]  # fmt: skip
+    hits = api.post(
+        "/api/v1/tiers/search", {"query": "where is my automobile", "limit": 1}, format="json", **owner.headers
+    ).json()["results"]
     assert [h["key"] for h in hits] == ["car"] and hits[0]["similarity"] > 0.3
 
     _write(api, owner, key="draft", value="outline v2", session_id="s")

@@ -19,10 +19,23 @@ def test_each_type_is_created_with_its_fields_and_default_scope(api: APIClient, 
         api, h, "episodic", content="User asked about enterprise pricing", session_id="conv-42", sequence_number=1
     )
     semantic = _create(api, h, "semantic", content="User is a Python developer in Manchester", entity_id="user_123")
-    procedural = _create(api, h, "procedural", content="For API pagination, use cursors",
-                         steps=["Initialize cursor", "Fetch page", "Check has_more"], trigger_conditions=["paginated API"])  # fmt: skip
-    control = _create(api, h, "control", content="Never use range() for unknown-length pagination",
-                      error_pattern="pagination_incomplete", severity="high", source_trajectory_id="traj-7")  # fmt: skip
+    procedural = _create(
+        api,
+        h,
+        "procedural",
+        content="For API pagination, use cursors",
+        steps=["Initialize cursor", "Fetch page", "Check has_more"],
+        trigger_conditions=["paginated API"],
+    )
+    control = _create(
+        api,
+        h,
+        "control",
+        content="Never use range() for unknown-length pagination",
+        error_pattern="pagination_incomplete",
+        severity="high",
+        source_trajectory_id="traj-7",
+    )
     assert [r.status_code for r in (episodic, semantic, procedural, control)] == [201] * 4
     assert episodic.json()["scope"] == "agent"
     assert {semantic.json()["scope"], procedural.json()["scope"], control.json()["scope"]} == {"global"}
@@ -74,8 +87,14 @@ def test_an_agent_private_memory_is_never_shown_to_another_agent(api: APIClient,
 
 
 def test_team_scope_reaches_the_agents_named(api: APIClient, personas: Personas) -> None:
-    memory = _create(api, personas.owner.headers, "standard", content="Team note", scope="team",
-                     shared_with=[str(personas.teammate.agent.id)]).json()  # fmt: skip
+    memory = _create(
+        api,
+        personas.owner.headers,
+        "standard",
+        content="Team note",
+        scope="team",
+        shared_with=[str(personas.teammate.agent.id)],
+    ).json()
     assert api.get(f"/api/v1/memories/{memory['id']}", **personas.teammate.headers).status_code == 200
     outsider_agent = str(personas.outsider.agent.id)
     refused = _create(api, personas.owner.headers, "standard", content="x", scope="team", shared_with=[outsider_agent])
@@ -109,6 +128,7 @@ def test_session_timeline_is_in_sequence_order_and_entity_facts_are_complete(
         _create(api, h, "episodic", content=f"step {sequence}", session_id="conv-42", sequence_number=sequence)
     _create(api, h, "episodic", content="other session", session_id="conv-43", sequence_number=1)
     timeline = api.get("/memories/typed/episodic/session/conv-42", **h).json()
+    assert set(timeline) == {"session_id", "results"}  # the reference service's shape
     assert timeline["session_id"] == "conv-42"
     assert [m["content"] for m in timeline["results"]] == ["step 1", "step 2", "step 3"]
     _create(api, h, "semantic", content="Lives in Manchester", entity_id="user_123")

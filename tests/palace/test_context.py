@@ -11,10 +11,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from episodic import providers
-from episodic.contexts import context_create, entry_create
 from episodic.models import Episode, ShortTermMemory
-from episodic.services import episode_store
-from episodic.short_term import short_term_write
+from episodic.services.context_entries import entry_create
+from episodic.services.contexts import context_create
+from episodic.services.episodes import episode_store
+from episodic.services.short_term import short_term_write
 from ledger.services import working_memory_merge
 from memory_site import embedded
 from palace.assembly import assemble

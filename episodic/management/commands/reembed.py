@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
-from episodic import embedded, providers
+from episodic import providers, vector_tables
 
 
 def _column_dim(table: str) -> int | None:
@@ -29,6 +29,13 @@ def _column_dim(table: str) -> int | None:
         )
         row = cursor.fetchone()
     return int(row[0][len("vector(") : -1]) if row and row[0].startswith("vector(") else None
+
+
+def _hnsw_index(index: str, table: str) -> str:
+    return (
+        f'CREATE INDEX "{index}" ON "{table}" USING hnsw (embedding vector_cosine_ops) '
+        "WITH (m = 16, ef_construction = 64)"
+    )
 
 
 class Command(BaseCommand):
@@ -44,9 +51,9 @@ class Command(BaseCommand):
             raise CommandError(mismatch)
         embedder = providers.get_embedder()
         self.stdout.write(f"embedder: {embedder.provider} {embedder.name} ({embedder.dim} dimensions)")
-        for table in embedded.tables():
+        for table in vector_tables.tables():
             self._fit_column(table.model._meta.db_table, table.index_name)
-        for table in embedded.tables():
+        for table in vector_tables.tables():
             manager = table.model._default_manager
             queryset = manager.all() if not missing else manager.filter(embedding__isnull=True)
             self._reembed(table.model, queryset.order_by("pk"), table.text_field, batch_size)
@@ -63,9 +70,7 @@ class Command(BaseCommand):
             # The index is rebuilt as it was defined (a partial index keeps its condition).
             cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
             row = cursor.fetchone()
-            definition = row[0] if row else (
-                f'CREATE INDEX "{index}" ON "{table}" USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)'
-            )  # fmt: skip
+            definition = row[0] if row else _hnsw_index(index, table)
             cursor.execute(f'DROP INDEX IF EXISTS "{index}"')
             cursor.execute(f'ALTER TABLE "{table}" ALTER COLUMN embedding TYPE vector({int(dim)}) USING NULL')
             cursor.execute(definition)

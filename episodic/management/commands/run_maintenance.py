@@ -3,7 +3,7 @@
     manage.py run_maintenance dedup --dry-run   # list the merges it would make, change nothing
     manage.py run_maintenance consolidation     # run it; recorded as a JobRun like a beat run
 
-Jobs: consolidation, dedup, expired_cleanup, context_rot, embedding_backfill (episodic/maintenance.py).
+Jobs: consolidation, dedup, expired_cleanup, context_rot, embedding_backfill (episodic/services/maintenance/).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from episodic import maintenance
+from episodic.services import maintenance
 from ops import services as ops
 from ops.models import JobRun
 

@@ -1,22 +1,19 @@
-"""Short-term memory (seed 002's AgentShortTermMemory): key -> JSON value per agent and session, with a
-TTL. An agent sees only its own entries; every read filters on expires_at, so an expired entry is gone
-for readers at once, before the expired_cleanup job deletes it."""
+"""Writes of short-term memory (seed 002's AgentShortTermMemory): key -> JSON value per agent and
+session, with a TTL; and the read of one entry, which counts an access. The reads that do not count
+(live entries, a listing) are in episodic.selectors.short_term."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent
 from episodic.models import ShortTermMemory
-
-
-def short_term_live(*, agent: Agent, now: datetime | None = None) -> QuerySet[ShortTermMemory]:
-    return ShortTermMemory.objects.filter(owner_id=agent.owner_id, agent=agent, expires_at__gt=now or timezone.now())
+from episodic.selectors.short_term import short_term_get, short_term_live
+from episodic.services.reads import reads_record
 
 
 def short_term_write(
@@ -50,28 +47,19 @@ def short_term_write(
 
 
 def short_term_read(*, agent: Agent, session_id: str, key: str) -> ShortTermMemory | None:
-    """The live entry, its read counted (touch_access): one UPDATE with F(), so concurrent reads all
-    count and a reader never resurrects an entry that expired between the check and the count."""
-    now = timezone.now()
-    found = short_term_live(agent=agent, now=now).filter(session_id=session_id, key=key)
-    if not found.update(access_count=F("access_count") + 1, last_accessed_at=now):
+    """The live entry, its read counted (touch_access) by an UPDATE of the live row only, so a reader
+    never resurrects an entry that expired between the check and the count."""
+    found = short_term_live(agent=agent).filter(session_id=session_id, key=key)
+    if not reads_record(queryset=found):
         return None
     return found.first()
-
-
-def short_term_list(*, agent: Agent, session_id: str | None = None) -> list[ShortTermMemory]:
-    """The agent's live entries (a listing does not count as reading each one)."""
-    queryset = short_term_live(agent=agent)
-    if session_id is not None:
-        queryset = queryset.filter(session_id=session_id)
-    return list(queryset.order_by("session_id", "key"))
 
 
 def short_term_refresh(
     *, agent: Agent, session_id: str, key: str, ttl_seconds: int | None = None
 ) -> ShortTermMemory | None:
     """refresh_ttl: the entry lives ttl_seconds (its own, or the new one given) from now."""
-    entry = short_term_live(agent=agent).filter(session_id=session_id, key=key).first()
+    entry = short_term_get(agent=agent, session_id=session_id, key=key)
     if entry is None:
         return None
     entry.ttl_seconds = ttl_seconds or entry.ttl_seconds

@@ -1,35 +1,28 @@
-"""Memory pools (data shared between an owner's agents) and workflow pools (a workflow run's shared
-context), both JSON documents written with optimistic concurrency.
+"""Writes of memory pools (data shared between an owner's agents) and workflow pools (a workflow run's
+shared context), both JSON documents written with optimistic concurrency; and their reads, which count.
 
 Every write is a conditional UPDATE (`... WHERE version = <the version the writer read>`): when another
 write landed in between, nothing changes and the caller gets `StaleVersion` (409 over HTTP). A writer
 that names no version gets the same guarantee by retrying: it reads, computes, and writes only over the
-version it read, so two concurrent merges both land and neither is lost.
-
-Access to a memory pool (`pool_accessible_by`), over the owner's agents only:
-- read: the creating agent, agents in `read` or `write`, every agent when `public_read` is on or the
-  scope is `account` / `global`;
-- write: the creating agent and agents in `write`; for `account` / `global` pools whose `write` list
-  is empty, every agent. An `agent_private` pool is its creator's alone unless it grants access.
+version it read, so two concurrent merges both land and neither is lost. Who may use a pool is in
+episodic.selectors.pools.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent
 from episodic.models import MemoryPool, VersionedData, WorkflowPool
+from episodic.selectors.pools import Level, pools_live, workflow_pool_get, workflow_pools
 from memory_site.lib.errors import ConflictError
 
-Level = Literal["read", "write"]
 V = TypeVar("V", bound=VersionedData)
 # A writer that names no version retries this many times when others keep writing in between.
 UNVERSIONED_RETRIES = 20
@@ -77,9 +70,12 @@ def _versioned_update(
             raise StaleVersion(row["version"])
         now = timezone.now()
         landed = queryset.filter(pk=pk, version=row["version"]).update(
-            data=change(row["data"]), version=F("version") + 1, write_count=F("write_count") + 1,
-            last_accessed_at=now, updated_at=now,
-        )  # fmt: skip
+            data=change(row["data"]),
+            version=F("version") + 1,
+            write_count=F("write_count") + 1,
+            last_accessed_at=now,
+            updated_at=now,
+        )
         if landed:
             return queryset.get(pk=pk)
         if expected_version is not None:
@@ -104,66 +100,7 @@ def data_read(queryset: QuerySet[V], *, pk: Any) -> V | None:
     return queryset.filter(pk=pk).first()
 
 
-@dataclass(frozen=True)
-class Statistics:
-    entries: int  # top-level keys (or items of a top-level list)
-    size_bytes: int  # the document as compact JSON
-    reads: int
-    writes: int
-    version: int
-    last_accessed_at: datetime | None
-
-
-def statistics(row: VersionedData) -> Statistics:
-    data = row.data
-    return Statistics(
-        entries=len(data) if isinstance(data, dict | list) else 1,
-        size_bytes=len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()),
-        reads=row.read_count,
-        writes=row.write_count,
-        version=row.version,
-        last_accessed_at=row.last_accessed_at,
-    )
-
-
 # --- memory pools -------------------------------------------------------------------------------------
-
-
-def _live(queryset: QuerySet[V]) -> QuerySet[V]:
-    return queryset.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
-
-
-def pool_accessible_by(pool: MemoryPool, agent: Agent, level: Level = "read") -> bool:
-    if pool.owner_id != agent.owner_id:
-        return False
-    agent_id = str(agent.pk)
-    acl = pool.access_control or {}
-    writers = [str(a) for a in acl.get("write", [])]
-    if pool.created_by_id == agent.pk or agent_id in writers:
-        return True
-    open_scope = pool.scope in (MemoryPool.Scope.ACCOUNT, MemoryPool.Scope.GLOBAL)
-    if level == "write":
-        return open_scope and not writers and pool.pool_type != MemoryPool.Type.AGENT_PRIVATE
-    readers = [str(a) for a in acl.get("read", [])]
-    if agent_id in readers:
-        return True
-    return pool.pool_type != MemoryPool.Type.AGENT_PRIVATE and (bool(acl.get("public_read")) or open_scope)
-
-
-def pools_of(*, agent: Agent) -> QuerySet[MemoryPool]:
-    """The owner's live pools (callers check access per pool)."""
-    return _live(MemoryPool.objects.filter(owner_id=agent.owner_id))
-
-
-def pool_get(*, agent: Agent, pool_id: str, level: Level = "read") -> MemoryPool | None:
-    """The pool when the agent may use it at `level`; None otherwise (the API answers 404 either way,
-    so a pool's existence never leaks)."""
-    pool = pools_of(agent=agent).filter(pool_id=pool_id).first()
-    return pool if pool is not None and pool_accessible_by(pool, agent, level) else None
-
-
-def pool_list(*, agent: Agent) -> list[MemoryPool]:
-    return [pool for pool in pools_of(agent=agent).order_by("pool_id") if pool_accessible_by(pool, agent)]
 
 
 def pool_create(
@@ -182,27 +119,37 @@ def pool_create(
     # An expired pool not yet cleaned up gives its id back.
     pools.filter(expires_at__lte=timezone.now()).delete()
     pool, created = MemoryPool.objects.get_or_create(
-        owner_id=agent.owner_id, pool_id=pool_id,
-        defaults={"created_by": agent, "pool_type": pool_type, "scope": scope, "data": {} if data is None else data,
-                  "access_control": acl, "task_id": task_id, "expires_at": expires_at},
-    )  # fmt: skip
+        owner_id=agent.owner_id,
+        pool_id=pool_id,
+        defaults={
+            "created_by": agent,
+            "pool_type": pool_type,
+            "scope": scope,
+            "data": {} if data is None else data,
+            "access_control": acl,
+            "task_id": task_id,
+            "expires_at": expires_at,
+        },
+    )
     if not created:
         raise PoolExists()
     return pool
 
 
 def pool_write(*, pool: MemoryPool, data: Any, expected_version: int | None) -> MemoryPool:
-    return data_write(MemoryPool.objects.filter(owner_id=pool.owner_id), pk=pool.pk, data=data,
-                      expected_version=expected_version)  # fmt: skip
+    return data_write(
+        MemoryPool.objects.filter(owner_id=pool.owner_id), pk=pool.pk, data=data, expected_version=expected_version
+    )
 
 
 def pool_merge(*, pool: MemoryPool, patch: dict[str, Any], expected_version: int | None) -> MemoryPool:
-    return data_merge(MemoryPool.objects.filter(owner_id=pool.owner_id), pk=pool.pk, patch=patch,
-                      expected_version=expected_version)  # fmt: skip
+    return data_merge(
+        MemoryPool.objects.filter(owner_id=pool.owner_id), pk=pool.pk, patch=patch, expected_version=expected_version
+    )
 
 
 def pool_read(*, pool: MemoryPool) -> MemoryPool | None:
-    return data_read(_live(MemoryPool.objects.filter(owner_id=pool.owner_id)), pk=pool.pk)
+    return data_read(pools_live(MemoryPool.objects.filter(owner_id=pool.owner_id)), pk=pool.pk)
 
 
 def _acl_update(pool: MemoryPool, change: Callable[[dict[str, Any]], dict[str, Any]]) -> MemoryPool:
@@ -240,15 +187,6 @@ def pool_delete(*, pool: MemoryPool) -> None:
 
 
 # --- workflow pools -----------------------------------------------------------------------------------
-
-
-def workflow_pools(*, owner_id: int) -> QuerySet[WorkflowPool]:
-    """A run's pools are shared by every agent of the owner (the run's nodes)."""
-    return _live(WorkflowPool.objects.filter(owner_id=owner_id))
-
-
-def workflow_pool_get(*, owner_id: int, run_id: str, pool_type: str) -> WorkflowPool | None:
-    return workflow_pools(owner_id=owner_id).filter(workflow_run_id=run_id, pool_type=pool_type).first()
 
 
 def workflow_pool_ensure(

@@ -1,0 +1,67 @@
+"""expired_cleanup (everything past expires_at) and context_rot (entries gone stale are archived)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Q
+
+from episodic.models import ContextEntry, Episode, MemoryPool, ShortTermMemory, WorkflowPool
+from episodic.selectors.contexts import entries_live, staleness
+from episodic.services.maintenance.report import Report, batches, delete_in_batches
+
+
+def expired_cleanup(report: Report, now: datetime) -> None:
+    """Everything past expires_at, except short-term entries still waiting for consolidation (read
+    often enough, not promoted yet): those go once promoted."""
+    delete_in_batches(
+        report,
+        "episodes",
+        Episode.objects.filter(expires_at__lte=now),
+        lambda e: f"delete episode {e.pk} (expired {e.expires_at:%Y-%m-%d %H:%M})",
+    )
+    waiting = Q(access_count__gte=settings.MAINTENANCE_CONSOLIDATION_MIN_ACCESS, promoted_to__isnull=True)
+    delete_in_batches(
+        report,
+        "short_term",
+        ShortTermMemory.objects.filter(expires_at__lte=now).exclude(waiting),
+        lambda e: f"delete short-term {e.session_id}/{e.key}",
+    )
+    delete_in_batches(
+        report, "pools", MemoryPool.objects.filter(expires_at__lte=now), lambda p: f"delete pool {p.pool_id}"
+    )
+    delete_in_batches(
+        report,
+        "workflow_pools",
+        WorkflowPool.objects.filter(expires_at__lte=now),
+        lambda p: f"delete workflow pool {p.workflow_run_id}/{p.pool_type}",
+    )
+
+
+def context_rot(report: Report, now: datetime) -> None:
+    threshold = settings.MAINTENANCE_CONTEXT_ROT_STALENESS
+    if threshold >= 1:
+        return
+    # staleness <= age, so only entries unused for at least this long can reach the threshold.
+    min_days = settings.MAINTENANCE_STALENESS_HALF_LIFE_DAYS * math.log2(1 / (1 - threshold))
+    cutoff = now - timedelta(days=min_days)
+    old = (
+        entries_live()
+        .filter(updated_at__lt=cutoff, created_at__lt=cutoff)
+        .filter(Q(last_accessed_at__isnull=True) | Q(last_accessed_at__lt=cutoff))
+    )
+    for batch in batches(old, settings.MAINTENANCE_BATCH_SIZE):
+        stale = {e.pk: s for e in batch if (s := staleness(e, now)) >= threshold}
+        if report.dry_run:
+            for e in batch:
+                if e.pk in stale:
+                    report.add("archived", action=f"archive entry {e.pk} (staleness {stale[e.pk]:.3f})")
+            continue
+        if stale:
+            report.add(
+                "archived",
+                ContextEntry.objects.filter(pk__in=list(stale), archived_at__isnull=True).update(archived_at=now),
+            )
+    report.counts.setdefault("archived", 0)
