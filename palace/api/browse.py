@@ -15,8 +15,9 @@ from rest_framework.views import APIView
 from memory_site.api.authentication import request_owner
 from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES, paginated
-from palace import selectors, services
+from palace import selectors
 from palace.models import Closet, Drawer, Room, Wing
+from palace.services import mining
 
 MESSAGE_NOT_FOUND = {
     "wing": "Wing not found.",
@@ -178,7 +179,7 @@ class DrawerDeleteApi(APIView):
         responses={204: None, **ERROR_RESPONSES},
     )
     def delete(self, request: Request, drawer_id: int) -> Response:
-        services.drawer_delete(
+        mining.drawer_delete(
             drawer=_found("drawer", selectors.drawer_get(owner=request_owner(request), drawer_id=drawer_id))
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
-from palace import services
 from palace.models import MiningJob, Turn
+from palace.services import intake
 
 # Bounds per request (README): more turns is a 400; a bigger body is a 413 (API_MAX_BODY_BYTES).
 MAX_TURNS_PER_REQUEST = 1000
@@ -71,7 +71,7 @@ class ConversationCreateApi(ConversationApi):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         external_id = fields.pop("conversation_id")
-        job = services.conversation_create(
+        job = intake.conversation_create(
             owner=request_owner(request), agent=request_agent(request), external_id=external_id, **fields
         )
         return self.accepted(job, external_id)
@@ -87,7 +87,7 @@ class ConversationAppendApi(ConversationApi):
     def post(self, request: Request, conversation_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        job = services.conversation_append(
+        job = intake.conversation_append(
             owner=request_owner(request), external_id=conversation_id, turns=data.validated_data["turns"]
         )
         return self.accepted(job, conversation_id)
@@ -98,7 +98,7 @@ class ConversationCompleteApi(ConversationApi):
                    responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
     def post(self, request: Request, conversation_id: str) -> Response:
         return self.accepted(
-            services.conversation_complete(owner=request_owner(request), external_id=conversation_id), conversation_id
+            intake.conversation_complete(owner=request_owner(request), external_id=conversation_id), conversation_id
         )
 
 
@@ -107,7 +107,7 @@ class ConversationMineApi(ConversationApi):
         summary="Ask for a conversation to be mined now", request=None, responses={202: Accepted, **ERROR_RESPONSES}
     )
     def post(self, request: Request, conversation_id: str) -> Response:
-        job = services.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)
+        job = intake.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)
         return self.accepted(job, conversation_id)
 
 

@@ -8,8 +8,9 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from palace import kg, services
+from palace import kg
 from palace.models import Conversation, Relation
+from palace.services import mining
 from tests.conftest import Personas
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
@@ -111,7 +112,7 @@ def test_mining_adds_entities_and_relations_citing_their_drawers(api: APIClient,
         format="json",
         **personas.owner.headers,
     )
-    counts = services.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
+    counts = mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
     assert counts["entities"] >= 3 and counts["relations"] >= 3
     owns = Relation.objects.get(subject__name="Derek", predicate="owns")
     assert owns.object is not None and owns.object.name == "board"

@@ -15,9 +15,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
 from accounts.services import agent_update
-from palace import services
 from palace.models import Conversation, Drawer, PreferenceTopic
 from palace.recall import SIGNALS, recall
+from palace.services import intake, mining
 from tests.conftest import Personas
 from tests.factories import make_user
 from tests.palace.recall_data import mine, set_vector, unit
@@ -265,9 +265,9 @@ def test_topics_the_user_keeps_returning_to_and_stated_preferences_boost(persona
     topic = PreferenceTopic.objects.get(owner=owner, term="sourdough")
     assert topic.rooms == 3
     # Appending to a conversation already counted does not count it again.
-    services.conversation_append(owner=owner, external_id="bread-0",
+    intake.conversation_append(owner=owner, external_id="bread-0",
                                  turns=[{"role": "user", "content": "More sourdough talk."}])  # fmt: skip
-    services.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id="bread-0"))
+    mining.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id="bread-0"))
     topic.refresh_from_db()
     assert topic.rooms == 3
     everything = Drawer.objects.filter(owner=owner)
