@@ -14,7 +14,7 @@ TRANSIENT = (OperationalError, redis.ConnectionError, redis.TimeoutError)
 
 @shared_task(
     bind=True,
-    name="palace.mine_conversation",
+    name=jobs.MINE_TASK,
     autoretry_for=TRANSIENT,
     retry_backoff=True,
     retry_jitter=True,

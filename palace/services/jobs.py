@@ -11,6 +11,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
@@ -21,15 +22,15 @@ from palace.services.mining import conversations_mine
 
 logger = logging.getLogger(__name__)
 
+# Sent by name: tasks call services, services never import tasks (palace/tasks.py registers it).
+MINE_TASK = "palace.mine_conversation"
 JOB_BATCH = 8  # conversations mined together by one job run (one embedding batch)
 
 
 def job_send(*, job_id: Any) -> bool:
     """Hand a job to the broker; True when sent. A broker outage leaves the job for the outbox."""
-    from palace.tasks import mine_conversation
-
     try:
-        mine_conversation.apply_async(args=(str(job_id),), retry=False)
+        current_app.send_task(MINE_TASK, args=(str(job_id),), retry=False)
     except Exception:
         logger.warning("could not send mining job %s; the outbox will retry", job_id, exc_info=True)
         return False

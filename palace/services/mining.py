@@ -147,8 +147,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         room, room_created = _room_for(conversation, wing, turns)
         counts["rooms"] = int(room_created)
         room.linked_wings.add(*[w for w in others if w.pk != wing.pk])
-        closets = _closets_for(room, turns, segments)
-        counts["closets"] = len({c.pk for c in closets if getattr(c, "_created", False)})
+        closets, counts["closets"] = _closets_for(room, turns, segments)
         numbers = _next_numbers(conversation.owner_id, "drawer", len(turns))
         drawers = []
         for offset, turn in enumerate(turns):
@@ -273,13 +272,15 @@ def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tupl
     return room, True
 
 
-def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> list[Closet]:
-    """One closet per topic segment; new turns continue the room's last topic when their first segment
-    shares its words, else they open new closets after it."""
+def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> tuple[list[Closet], int]:
+    """Each turn's closet, and how many closets were created. One closet per topic segment; new turns
+    continue the room's last topic when their first segment shares its words, else they open new
+    closets after it."""
     existing = list(room.closets.order_by("position"))
     position = existing[-1].position if existing else -1
     by_segment: dict[int, Closet] = {}
     result = []
+    created = 0
     for segment in segments:
         closet = by_segment.get(segment)
         if closet is None:
@@ -293,10 +294,10 @@ def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> list[Clo
                 position += 1
                 closet = Closet.objects.create(owner_id=room.owner_id, room=room, position=position, topic=topic[:200],
                                                slug=slugify(topic)[:200] or "conversation")  # fmt: skip
-                closet._created = True  # type: ignore[attr-defined]
+                created += 1
             by_segment[segment] = closet
         result.append(closet)
-    return result
+    return result, created
 
 
 def drawer_delete(*, drawer: Drawer) -> None:
