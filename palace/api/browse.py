@@ -125,9 +125,7 @@ class WingRoomsApi(APIView):
                    responses={200: paginated(RoomOutput), **ERROR_RESPONSES})  # fmt: skip
     def get(self, request: Request, wing_id: int) -> Response:
         wing = _found("wing", selectors.wing_get(owner=request_owner(request), wing_id=wing_id))
-        return paginated_response(
-            request, self, selectors.rooms_of_wing(wing=wing).select_related("conversation"), RoomOutput
-        )
+        return paginated_response(request, self, selectors.rooms_of_wing(wing=wing), RoomOutput)
 
 
 class RoomClosetsApi(APIView):
@@ -149,9 +147,7 @@ class ClosetDrawersApi(APIView):
     )
     def get(self, request: Request, closet_id: int) -> Response:
         closet = _found("closet", selectors.closet_get(owner=request_owner(request), closet_id=closet_id))
-        return paginated_response(
-            request, self, selectors.drawers_of_closet(closet=closet).select_related("conversation"), DrawerOutput
-        )
+        return paginated_response(request, self, selectors.drawers_of_closet(closet=closet), DrawerOutput)
 
 
 def _detail(drawer: Drawer) -> dict[str, Any]:
@@ -193,7 +189,7 @@ class ConversationDrawersApi(APIView):
     )
     def get(self, request: Request, conversation_id: str) -> Response:
         drawers = selectors.drawers_of_conversation(owner=request_owner(request), external_id=conversation_id)
-        return paginated_response(request, self, drawers.select_related("conversation"), DrawerOutput)
+        return paginated_response(request, self, drawers, DrawerOutput)
 
 
 class PointerResolveApi(APIView):

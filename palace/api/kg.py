@@ -14,8 +14,9 @@ from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES, paginated
-from palace import kg
+from palace import selectors
 from palace.models import Entity, Relation
+from palace.services import graph
 
 MESSAGE_ENTITY_NOT_FOUND = "Entity not found."
 
@@ -56,7 +57,7 @@ class RelationAddApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        relation = kg.relation_add(owner_id=request_owner(request).pk, **data.validated_data)
+        relation = graph.relation_add(owner_id=request_owner(request).pk, **data.validated_data)
         return Response(RelationOutput(relation).data, status=status.HTTP_201_CREATED)
 
 
@@ -67,12 +68,12 @@ class EntityListApi(APIView):
         responses={200: paginated(EntityOutput), **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        entities = Entity.objects.filter(owner=request_owner(request)).order_by("name")
+        entities = selectors.entities(owner=request_owner(request))
         return paginated_response(request, self, entities, EntityOutput)
 
 
 def _entity(request: Request, name: str) -> Entity:
-    entity = kg.entity_find(owner_id=request_owner(request).pk, name=name)
+    entity = selectors.entity_find(owner_id=request_owner(request).pk, name=name)
     if entity is None:
         raise NotFound(MESSAGE_ENTITY_NOT_FOUND)
     return entity
@@ -86,7 +87,7 @@ class EntityTimelineApi(APIView):
         return Response(
             {
                 "entity": EntityOutput(entity).data,
-                "relations": RelationOutput(kg.entity_timeline(entity=entity), many=True).data,
+                "relations": RelationOutput(selectors.entity_timeline(entity=entity), many=True).data,
             }
         )
 
@@ -103,7 +104,7 @@ class EntityAsOfApi(APIView):
         data.is_valid(raise_exception=True)
         at = data.validated_data.get("as_of") or timezone.now()
         entity = _entity(request, name)
-        relations = kg.entity_as_of(entity=entity, at=at)
+        relations = selectors.entity_as_of(entity=entity, at=at)
         return Response(
             {"entity": EntityOutput(entity).data, "as_of": at, "relations": RelationOutput(relations, many=True).data}
         )

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
+from palace import selectors
 from palace.models import MiningJob, Turn
 from palace.services import intake
 
@@ -132,7 +133,7 @@ class JobGetApi(APIView):
 
     @extend_schema(summary="A mining job's status and counts", responses={200: OutputSerializer, **ERROR_RESPONSES})
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
-        job = MiningJob.objects.select_related("conversation").filter(owner=request_owner(request), pk=job_id).first()
+        job = selectors.job_get(owner=request_owner(request), job_id=job_id)
         if job is None:
             raise NotFound(MESSAGE_JOB_NOT_FOUND)
         return Response(self.OutputSerializer(job).data)

@@ -5,4 +5,5 @@
 - `jobs`: the mining jobs — claiming and running them, and the outbox that sends what the broker missed.
 - `mining`: a conversation's turns filed as drawers in rooms, closets and wings with their AAAK
   pointers, and the knowledge graph they show; forgetting a drawer.
+- `graph`: the temporal knowledge graph's relations (from mining and from the API), with their windows.
 """

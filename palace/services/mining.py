@@ -17,9 +17,10 @@ from django.utils.text import slugify
 from accounts.models import UsageRecord
 from episodic import providers
 from memory_site.db import advisory_xact_lock
-from palace import extraction, kg, naming, preferences
+from palace import extraction, naming, preferences
 from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, PalaceCounter, Relation, Room, Turn, Wing
 from palace.naming import ensure_named
+from palace.services import graph
 
 logger = logging.getLogger(__name__)
 
@@ -241,10 +242,10 @@ def _graph_from(
     seen: set[tuple[str, str, str]] = set()
     for turn, drawer, triple in turn_triples:
         key = (triple.subject, triple.predicate, triple.object)
-        if key in seen and not kg.single_valued(triple.predicate):
+        if key in seen and not graph.single_valued(triple.predicate):
             continue  # the first turn that shows a relation is its source; repeats change nothing
         seen.add(key)
-        kg.relation_add(
+        graph.relation_add(
             owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
             object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,
             confidence=triple.confidence, source_drawer=drawer,

@@ -8,9 +8,8 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from palace import kg
 from palace.models import Conversation, Relation
-from palace.services import mining
+from palace.services import graph, mining
 from tests.conftest import Personas
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
@@ -64,14 +63,14 @@ def test_a_backdated_fact_ends_where_the_next_begins(personas: Personas) -> None
     from datetime import datetime
 
     owner_id = personas.owner.user.pk
-    kg.relation_add(
+    graph.relation_add(
         owner_id=owner_id,
         subject="Anna",
         predicate="lives_in",
         object="Lyon",
         valid_from=datetime(2026, 6, 1, tzinfo=UTC),
     )
-    old = kg.relation_add(
+    old = graph.relation_add(
         owner_id=owner_id,
         subject="Anna",
         predicate="lives_in",
@@ -84,12 +83,12 @@ def test_a_backdated_fact_ends_where_the_next_begins(personas: Personas) -> None
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_replacements_never_overlap(personas: Personas) -> None:
     owner_id = personas.owner.user.pk
-    kg.relation_add(owner_id=owner_id, subject="efoil", predicate="has_battery", object="A", object_is_entity=False)
+    graph.relation_add(owner_id=owner_id, subject="efoil", predicate="has_battery", object="A", object_is_entity=False)
     barrier = threading.Barrier(4)
 
     def swap(value: str) -> None:
         barrier.wait()
-        kg.relation_add(
+        graph.relation_add(
             owner_id=owner_id, subject="efoil", predicate="has_battery", object=value, object_is_entity=False
         )
         connection.close()
