@@ -91,8 +91,8 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
 
     from accounts.models import MemorySettings
     from accounts.services import user_ensure
+    from palace.keywords import forget_common_lexemes
     from palace.models import Conversation, Drawer, Turn
-    from palace.recall import forget_common_lexemes
     from palace.services import intake, mining
 
     sessions = list(zip(question["haystack_session_ids"], question["haystack_sessions"], strict=True))
