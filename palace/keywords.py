@@ -57,8 +57,11 @@ def common_lexemes() -> dict[str, float]:
         row = cursor.fetchone()
     common = {}
     if row and row[0]:
-        common = {lexeme: float(freq) for lexeme, freq in zip(row[0], row[1], strict=False)
-                  if float(freq) > COMMON_LEXEME_SHARE}  # fmt: skip
+        common = {
+            lexeme: float(freq)
+            for lexeme, freq in zip(row[0], row[1], strict=False)
+            if float(freq) > COMMON_LEXEME_SHARE
+        }
     _common = (time.monotonic(), common)
     return common
 

@@ -300,11 +300,16 @@ def _rerank(owner: User, query: str, hits: list[Hit], model: str, result: Recall
     pool = hits[:RERANK_POOL]
     listing = "\n".join(f"[{i}] {hit.drawer.content[:800]}" for i, hit in enumerate(pool, start=1))
     completion = providers.chat(
-        owner_id=owner.pk, source=UsageRecord.Source.RERANK, json_mode=True, model=model or None,
+        owner_id=owner.pk,
+        source=UsageRecord.Source.RERANK,
+        json_mode=True,
+        model=model or None,
         timeout=settings.RERANK_TIMEOUT,
-        messages=[{"role": "system", "content": RERANK_PROMPT},
-                  {"role": "user", "content": f"Question: {query}\n\nMemories:\n{listing}"}],
-    )  # fmt: skip
+        messages=[
+            {"role": "system", "content": RERANK_PROMPT},
+            {"role": "user", "content": f"Question: {query}\n\nMemories:\n{listing}"},
+        ],
+    )
     if completion is None:
         result.rerank = {"used": False, "error": "the rerank model failed or timed out; fused order kept"}
         return hits

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -12,8 +12,9 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
+from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES, paginated
+from memory_site.api.schema import ERROR_RESPONSES
 from palace import selectors
 from palace.models import Entity, Relation
 from palace.services import graph
@@ -40,6 +41,21 @@ class RelationOutput(serializers.ModelSerializer):
         return obj.object.name if obj.object_id and obj.object else obj.object_value
 
 
+class EntityListOutput(ListOutput):
+    results = EntityOutput(many=True)
+
+
+class EntityTimelineOutput(serializers.Serializer):
+    entity = EntityOutput()
+    relations = RelationOutput(many=True)
+
+
+class EntityAsOfOutput(serializers.Serializer):
+    entity = EntityOutput()
+    as_of = serializers.DateTimeField()
+    relations = RelationOutput(many=True)
+
+
 class RelationAddApi(APIView):
     class InputSerializer(serializers.Serializer):
         subject = StrictCharField(max_length=200)
@@ -52,8 +68,12 @@ class RelationAddApi(APIView):
         )
         confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
 
-    @extend_schema(operation_id="kg_relation_add", summary="Add a relation (closing the current one when replacing)",
-                   request=InputSerializer, responses={201: RelationOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="kg_relation_add",
+        summary="Add a relation (closing the current one when replacing)",
+        request=InputSerializer,
+        responses={201: RelationOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -65,7 +85,7 @@ class EntityListApi(APIView):
     @extend_schema(
         operation_id="kg_entities",
         summary="The owner's entities",
-        responses={200: paginated(EntityOutput), **ERROR_RESPONSES},
+        responses={200: EntityListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         entities = selectors.entities(owner=request_owner(request))
@@ -80,8 +100,11 @@ def _entity(request: Request, name: str) -> Entity:
 
 
 class EntityTimelineApi(APIView):
-    @extend_schema(operation_id="kg_entity_timeline", summary="An entity's full history, in time order",
-                   responses={200: inline_serializer("EntityTimeline", {"entity": EntityOutput(), "relations": RelationOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="kg_entity_timeline",
+        summary="An entity's full history, in time order",
+        responses={200: EntityTimelineOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, name: str) -> Response:
         entity = _entity(request, name)
         return Response(
@@ -96,9 +119,12 @@ class EntityAsOfApi(APIView):
     class InputSerializer(serializers.Serializer):
         as_of = serializers.DateTimeField(required=False, help_text="Default: now.")
 
-    @extend_schema(operation_id="kg_entity", summary="An entity and what was true of it at a time",
-                   parameters=[OpenApiParameter("as_of", str, description="ISO time; default now")],
-                   responses={200: inline_serializer("EntityAsOf", {"entity": EntityOutput(), "as_of": serializers.DateTimeField(), "relations": RelationOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="kg_entity",
+        summary="An entity and what was true of it at a time",
+        parameters=[OpenApiParameter("as_of", str, description="ISO time; default now")],
+        responses={200: EntityAsOfOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, name: str) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)

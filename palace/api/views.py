@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -24,8 +24,12 @@ MAX_TURNS_PER_REQUEST = 1000
 MAX_TURN_CHARACTERS = 100_000
 MESSAGE_JOB_NOT_FOUND = "Job not found."
 
-Accepted = inline_serializer("MiningAccepted", {"job_id": serializers.UUIDField(), "conversation_id": StrictCharField(),
-                                                "turns": serializers.IntegerField(), "mining": serializers.BooleanField()})  # fmt: skip
+
+class MiningAcceptedOutput(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    conversation_id = StrictCharField()
+    turns = serializers.IntegerField()
+    mining = serializers.BooleanField()
 
 
 class TurnInput(serializers.Serializer):
@@ -65,8 +69,11 @@ class ConversationCreateApi(ConversationApi):
         turns = _turns_field(allow_empty=True)
         complete = serializers.BooleanField(default=False)
 
-    @extend_schema(summary="Post a conversation (stored verbatim before the answer; mined in the background)",
-                   request=InputSerializer, responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        summary="Post a conversation (stored verbatim before the answer; mined in the background)",
+        request=InputSerializer,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -83,7 +90,9 @@ class ConversationAppendApi(ConversationApi):
         turns = _turns_field(allow_empty=False)
 
     @extend_schema(
-        summary="Append turns to a conversation", request=InputSerializer, responses={202: Accepted, **ERROR_RESPONSES}
+        summary="Append turns to a conversation",
+        request=InputSerializer,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -95,8 +104,11 @@ class ConversationAppendApi(ConversationApi):
 
 
 class ConversationCompleteApi(ConversationApi):
-    @extend_schema(summary="Mark a conversation complete (mines it when auto-mine is on)", request=None,
-                   responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        summary="Mark a conversation complete (mines it when auto-mine is on)",
+        request=None,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request, conversation_id: str) -> Response:
         return self.accepted(
             intake.conversation_complete(owner=request_owner(request), external_id=conversation_id), conversation_id
@@ -105,7 +117,9 @@ class ConversationCompleteApi(ConversationApi):
 
 class ConversationMineApi(ConversationApi):
     @extend_schema(
-        summary="Ask for a conversation to be mined now", request=None, responses={202: Accepted, **ERROR_RESPONSES}
+        summary="Ask for a conversation to be mined now",
+        request=None,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         job = intake.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)

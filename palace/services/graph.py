@@ -79,7 +79,13 @@ def relation_add(
                 Q(valid_to__isnull=True) | Q(valid_to__gt=valid_from)
             ).update(valid_to=valid_from)
         return Relation.objects.create(
-            owner_id=owner_id, subject=subject_entity, predicate=predicate, object=object_entity,
-            object_value="" if object_entity else object, valid_from=valid_from, valid_to=valid_to,
-            confidence=confidence, source_drawer=source_drawer,
-        )  # fmt: skip
+            owner_id=owner_id,
+            subject=subject_entity,
+            predicate=predicate,
+            object=object_entity,
+            object_value="" if object_entity else object,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            confidence=confidence,
+            source_drawer=source_drawer,
+        )

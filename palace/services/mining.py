@@ -30,7 +30,8 @@ def _next_numbers(owner_id: int, kind: str, count: int) -> list[int]:
     PalaceCounter.objects.get_or_create(owner_id=owner_id, kind=kind)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {PalaceCounter._meta.db_table} SET value = value + %s WHERE owner_id = %s AND kind = %s RETURNING value",
+            f"UPDATE {PalaceCounter._meta.db_table} SET value = value + %s "
+            "WHERE owner_id = %s AND kind = %s RETURNING value",
             [count, owner_id, kind],
         )
         last = cursor.fetchone()[0]
@@ -175,8 +176,11 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
             )
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
-        preferences.record(owner_id=conversation.owner_id, room=room,
-                           turns=[(t.role, t.content, p.tags[i]) for i, t in enumerate(turns)])  # fmt: skip
+        preferences.record(
+            owner_id=conversation.owner_id,
+            room=room,
+            turns=[(t.role, t.content, p.tags[i]) for i, t in enumerate(turns)],
+        )
         counts.update(_graph_from(conversation, p.found, turns, drawers, p.llm_triples))
         # Where the time went, for bench/mining.py (milliseconds).
         counts.update(
@@ -187,9 +191,10 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
         ActivityEvent.objects.create(
-            owner_id=conversation.owner_id, kind="memory_mined",
+            owner_id=conversation.owner_id,
+            kind="memory_mined",
             data={"conversation_id": conversation.external_id, "wing": wing.name, "room": room.number, **counts},
-        )  # fmt: skip
+        )
     return counts
 
 
@@ -202,9 +207,11 @@ def _extract(conversation: Conversation, texts: list[str]) -> tuple[extraction.E
     for window in extraction.windows(texts):
         text = "\n".join(window)
         completion = providers.chat(
-            owner_id=conversation.owner_id, source=UsageRecord.Source.EXTRACT, json_mode=True,
+            owner_id=conversation.owner_id,
+            source=UsageRecord.Source.EXTRACT,
+            json_mode=True,
             messages=[{"role": "system", "content": extraction.LLM_PROMPT}, {"role": "user", "content": text[:12000]}],
-        )  # fmt: skip
+        )
         if completion is not None:
             try:
                 window_found, window_triples = extraction.from_llm(completion.text)
@@ -235,8 +242,11 @@ def _graph_from(
     ]
     kind_of = {name: kind for counter, kind in kinds for name in counter}
     naming.ensure_many(Entity, owner_id=owner_id, kinds=kind_of)
-    turn_triples = [(turn, drawer, triple) for turn, drawer in zip(turns, drawers, strict=True)
-                    for triple in extraction.triples(turn.content, found)]  # fmt: skip
+    turn_triples = [
+        (turn, drawer, triple)
+        for turn, drawer in zip(turns, drawers, strict=True)
+        for triple in extraction.triples(turn.content, found)
+    ]
     # The LLM's relations belong to the window, not a turn: they cite the first drawer mined here.
     turn_triples += [(turns[0], drawers[0], triple) for triple in llm_triples]
     seen: set[tuple[str, str, str]] = set()
@@ -246,12 +256,19 @@ def _graph_from(
             continue  # the first turn that shows a relation is its source; repeats change nothing
         seen.add(key)
         graph.relation_add(
-            owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
-            object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,
-            confidence=triple.confidence, source_drawer=drawer,
+            owner_id=owner_id,
+            subject=triple.subject,
+            predicate=triple.predicate,
+            object=triple.object,
+            object_is_entity=triple.object_is_entity,
+            valid_from=turn.timestamp or conversation.started_at,
+            confidence=triple.confidence,
+            source_drawer=drawer,
             subject_kind=kind_of.get(triple.subject, Entity.Kind.THING),
-            object_kind=kind_of.get(triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING),
-        )  # fmt: skip
+            object_kind=kind_of.get(
+                triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING
+            ),
+        )
     return {
         "entities": Entity.objects.filter(owner_id=owner_id).count() - entities_before,
         "relations": Relation.objects.filter(owner_id=owner_id).count() - relations_before,
@@ -266,10 +283,14 @@ def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tupl
         return room, False
     title = conversation.title or f"{conversation.started_at:%Y-%m-%d} {conversation.external_id}"
     room = Room.objects.create(
-        owner_id=conversation.owner_id, wing=wing, conversation=conversation,
-        number=_next_numbers(conversation.owner_id, "room", 1)[0], title=title[:300],
-        started_at=min(times), ended_at=max(times),
-    )  # fmt: skip
+        owner_id=conversation.owner_id,
+        wing=wing,
+        conversation=conversation,
+        number=_next_numbers(conversation.owner_id, "room", 1)[0],
+        title=title[:300],
+        started_at=min(times),
+        ended_at=max(times),
+    )
     return room, True
 
 
@@ -293,8 +314,13 @@ def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> tuple[li
                 closet = existing[-1]
             else:
                 position += 1
-                closet = Closet.objects.create(owner_id=room.owner_id, room=room, position=position, topic=topic[:200],
-                                               slug=slugify(topic)[:200] or "conversation")  # fmt: skip
+                closet = Closet.objects.create(
+                    owner_id=room.owner_id,
+                    room=room,
+                    position=position,
+                    topic=topic[:200],
+                    slug=slugify(topic)[:200] or "conversation",
+                )
                 created += 1
             by_segment[segment] = closet
         result.append(closet)

@@ -34,9 +34,14 @@ def mine(
     agent: Agent | None = None,
 ) -> list[Drawer]:
     MemorySettings.objects.filter(user=owner).update(auto_mine=False)  # mined right here, not by a worker
-    intake.conversation_create(owner=owner, agent=agent, external_id=conversation_id, complete=True,
-                                 turns=cast(list[intake.TurnInput], [{"timestamp": at, **t} for t in turns]),
-                                 started_at=at)  # fmt: skip
+    intake.conversation_create(
+        owner=owner,
+        agent=agent,
+        external_id=conversation_id,
+        complete=True,
+        turns=cast(list[intake.TurnInput], [{"timestamp": at, **t} for t in turns]),
+        started_at=at,
+    )
     mining.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id=conversation_id))
     return list(Drawer.objects.filter(owner=owner, conversation__external_id=conversation_id).order_by("turn_index"))
 

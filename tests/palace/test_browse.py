@@ -13,8 +13,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def mined(api: APIClient, personas: Personas) -> Room:
-    api.post("/api/v1/conversations", {"conversation_id": "c1", "turns": TWO_PEOPLE_AND_A_PROJECT, "title": "Efoil"},
-             format="json", **personas.owner.headers)  # fmt: skip
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "c1", "turns": TWO_PEOPLE_AND_A_PROJECT, "title": "Efoil"},
+        format="json",
+        **personas.owner.headers,
+    )
     mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
     return Room.objects.get()
 

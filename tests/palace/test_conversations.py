@@ -23,8 +23,10 @@ def _post(api: APIClient, headers: dict, **body: Any) -> Any:
 
 
 def test_a_posted_conversation_is_stored_verbatim_with_its_mining_request(api: APIClient, personas: Personas) -> None:
-    turns = [{"role": "user", "content": VERBATIM, "timestamp": "2026-04-30T19:00:00Z"},
-             {"role": "assistant", "content": "Noted.", "timestamp": "2026-04-30T19:00:05+00:00"}]  # fmt: skip
+    turns = [
+        {"role": "user", "content": VERBATIM, "timestamp": "2026-04-30T19:00:00Z"},
+        {"role": "assistant", "content": "Noted.", "timestamp": "2026-04-30T19:00:05+00:00"},
+    ]
     response = _post(api, personas.owner.headers, turns=turns, title="Evening", user_id="u1")
     assert response.status_code == 202
     body = response.json()
@@ -197,8 +199,13 @@ def test_wings_dedupe_by_slug_and_alias(personas: Personas) -> None:
 
 
 def test_a_failed_embedding_still_writes_the_drawers(api: APIClient, personas: Personas, use_providers: Any) -> None:
-    use_providers(EMBEDDING_PROVIDER="openai", EMBEDDING_MODEL="all-minilm", EMBEDDING_DIM=384,
-                  OPENAI_BASE_URL="http://127.0.0.1:9/v1", EMBEDDING_TIMEOUT=2)  # fmt: skip
+    use_providers(
+        EMBEDDING_PROVIDER="openai",
+        EMBEDDING_MODEL="all-minilm",
+        EMBEDDING_DIM=384,
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        EMBEDDING_TIMEOUT=2,
+    )
     _post(api, personas.owner.headers, turns=TWO_PEOPLE_AND_A_PROJECT)
     counts = _mine()
     assert counts["drawers"] == 6 and counts["embedded"] == 0

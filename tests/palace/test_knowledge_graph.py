@@ -22,8 +22,15 @@ def _add(api: APIClient, headers: dict, **body: object):  # type: ignore[no-unty
 
 def test_replacing_closes_the_old_row_and_opens_a_new_one(api: APIClient, personas: Personas) -> None:
     h = personas.owner.headers
-    first = _add(api, h, subject="efoil", predicate="has_battery", object="12V20Ah", object_is_entity=False,
-                 valid_from="2026-03-01T00:00:00Z")  # fmt: skip
+    first = _add(
+        api,
+        h,
+        subject="efoil",
+        predicate="has_battery",
+        object="12V20Ah",
+        object_is_entity=False,
+        valid_from="2026-03-01T00:00:00Z",
+    )
     assert first.status_code == 201 and first.json()["valid_to"] is None
     _add(
         api,

@@ -20,10 +20,12 @@ from tests.conftest import Personas
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LONG = [
-    {"role": "user" if i % 2 == 0 else "assistant",
-     "content": f"Turn {i}: notes about the garden, the tomatoes by the south fence and the watering plan. " * 6}
+    {
+        "role": "user" if i % 2 == 0 else "assistant",
+        "content": f"Turn {i}: notes about the garden, the tomatoes by the south fence and the watering plan. " * 6,
+    }
     for i in range(240)
-]  # fmt: skip
+]
 
 
 def _pool_children(hostname: str) -> list[psutil.Process]:
