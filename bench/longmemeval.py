@@ -91,9 +91,9 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
 
     from accounts.models import MemorySettings
     from accounts.services import user_ensure
-    from palace import services
+    from palace.keywords import forget_common_lexemes
     from palace.models import Conversation, Drawer, Turn
-    from palace.recall import forget_common_lexemes
+    from palace.services import intake, mining
 
     sessions = list(zip(question["haystack_session_ids"], question["haystack_sessions"], strict=True))
     dates = question.get("haystack_dates") or [None] * len(sessions)
@@ -121,17 +121,17 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
     MemorySettings.objects.filter(user=owner).update(auto_mine=False)
     for (_, session), date, external in zip(sessions, dates, external_ids, strict=True):
         when = parse_date(date) if date else None
-        turns: list[services.TurnInput] = [
+        turns: list[intake.TurnInput] = [
             {"role": t["role"] if t.get("role") in ("user", "assistant", "system", "tool") else "user",
              "content": str(t["content"]), "timestamp": when}
             for t in session if str(t.get("content") or "").strip()
         ]  # fmt: skip
-        services.conversation_create(
+        intake.conversation_create(
             owner=owner, agent=None, external_id=external, turns=turns, complete=True, started_at=when
         )
     conversations = list(Conversation.objects.filter(owner=owner).order_by("started_at", "pk"))
     for start in range(0, len(conversations), MINE_BATCH):
-        services.conversations_mine(conversations=conversations[start : start + MINE_BATCH])
+        mining.conversations_mine(conversations=conversations[start : start + MINE_BATCH])
         done = min(start + MINE_BATCH, len(conversations))
         print(f"\r    mined {done}/{len(conversations)} sessions", end="", file=sys.stderr, flush=True)
     print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)

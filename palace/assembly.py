@@ -1,12 +1,13 @@
 """Context assembly: every memory layer in one call, deduplicated, ranked and fitted to a token budget.
 
 A layer is one small adapter — a function registered with `@layer(name)` that turns a `ContextQuery`
-into `Piece`s (text, a reference, a relevance in 0..1, when it happened, its embedding if it has one)
-or raises `LayerDown`, which leaves it out and names it in `degraded`. The layers here: the
+into `Piece`s (a label and a body, a reference, a relevance in 0..1, when it happened, its embedding if
+it has one) or raises `LayerDown`, which leaves it out and names it in `degraded`. The layers here: the
 conversation's working memory (Redis), the session's short-term entries (the session is the
 conversation id) and the long-term context entries the calling agent may read, episodes, typed
-memories the agent may read, and palace drawers (through recall). The query is embedded once and shared; when the embedder is down every layer
-searches by keywords alone and `semantic` is reported degraded.
+memories the agent may read, and palace drawers (through recall). The query is embedded once and
+shared; when the embedder is down every layer searches by keywords alone and `semantic` is reported
+degraded.
 
 Then:
 1. **relevance**: cosine similarity to the query where there is one, else half the normalised keyword
@@ -33,20 +34,19 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Agent
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from episodic.selectors.episodes import episodes_visible
-from episodic.selectors.search import hybrid_search
-from episodic.selectors.short_term import short_term_live
+from episodic.selectors.search import Hit, hybrid_search
 from episodic.selectors.typed_memories import typed_visible
 from episodic.services.context_entries import entry_search
+from episodic.services.short_term import short_term_read_session
 from ledger import services as working_memory
 from ledger.redis_store import RedisUnavailable
-from palace.recall import recall
+from palace.recall import recall, recall_skipped
 
 CONTEXT_DEDUP_COSINE = 0.92
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -72,12 +72,18 @@ class ContextQuery:
 class Piece:
     source: str
     ref: str
-    text: str  # the line as it appears in the block
+    label: str  # where and when it comes from, e.g. "[episode 2024-03-01]"
+    body: str  # what it says; duplicates are found by their bodies, whatever their labels
     relevance: float
     occurred_at: datetime | None
     vector: list[float] | None = None
     score: float = 0.0
     tokens: int = 0
+
+    @property
+    def text(self) -> str:
+        """The line as it appears in the block."""
+        return f"{self.label} {self.body}"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -107,6 +113,10 @@ def layer_names() -> list[str]:
     return list(LAYERS)
 
 
+def _json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def _relevance(similarity: float | None, keyword: float, best_keyword: float) -> float:
     if similarity is not None:
         return max(0.0, min(1.0, similarity))
@@ -125,7 +135,8 @@ def _working_memory(q: ContextQuery) -> list[Piece]:
         Piece(
             source="working_memory",
             ref=name,
-            text=f"[working memory] {name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}",
+            label="[working memory]",
+            body=f"{name}: {_json_text(value)}",
             relevance=1.0,
             occurred_at=q.reference_time,
         )
@@ -137,18 +148,13 @@ def _working_memory(q: ContextQuery) -> list[Piece]:
 def _short_term(q: ContextQuery) -> list[Piece]:
     if q.agent is None or not q.conversation_id:
         return []
-    entries = list(
-        short_term_live(agent=q.agent).filter(session_id=q.conversation_id).order_by("-updated_at")[: q.per_layer]
-    )
-    short_term_live(agent=q.agent).filter(pk__in=[e.pk for e in entries]).update(
-        access_count=F("access_count") + 1, last_accessed_at=timezone.now()
-    )
+    entries = short_term_read_session(agent=q.agent, session_id=q.conversation_id, limit=q.per_layer)
     return [
         Piece(
             source="short_term",
             ref=f"{e.session_id}/{e.key}",
-            text=f"[short-term {e.memory_type}] {e.key}: "
-            f"{e.value if isinstance(e.value, str) else json.dumps(e.value, ensure_ascii=False)}",
+            label=f"[short-term {e.memory_type}]",
+            body=f"{e.key}: {_json_text(e.value)}",
             relevance=0.8,
             occurred_at=e.updated_at,
         )
@@ -156,71 +162,83 @@ def _short_term(q: ContextQuery) -> list[Piece]:
     ]
 
 
+def _searched(
+    source: str,
+    hits: list[Hit[Any]],
+    *,
+    label: Callable[[Any], str],
+    body: Callable[[Any], str],
+    occurred_at: Callable[[Any], datetime],
+) -> list[Piece]:
+    """Pieces from a hybrid search's hits (long-term entries, episodes, typed memories alike)."""
+    best = max((h.keyword for h in hits), default=0.0)
+    return [
+        Piece(
+            source=source,
+            ref=str(h.item.pk),
+            label=label(h.item),
+            body=body(h.item),
+            relevance=_relevance(h.similarity, h.keyword, best),
+            occurred_at=occurred_at(h.item),
+            vector=list(h.item.embedding) if h.item.embedding is not None else None,
+        )
+        for h in hits
+    ]
+
+
 @layer("long_term")
 def _long_term(q: ContextQuery) -> list[Piece]:
     if q.agent is None:
         return []
-    hits = entry_search(agent=q.agent, query=q.text, limit=q.per_layer, vector=q.vector)
-    best = max((h.keyword for h in hits), default=0.0)
-    return [
-        Piece(
-            source="long_term",
-            ref=str(h.item.pk),
-            text=f"[{h.item.entry_type} {h.item.created_at.astimezone(q.tz):%Y-%m-%d}] {h.item.content}",
-            relevance=_relevance(h.similarity, h.keyword, best),
-            occurred_at=h.item.created_at,
-            vector=list(h.item.embedding) if h.item.embedding is not None else None,
-        )
-        for h in hits
-    ]
+    return _searched(
+        "long_term",
+        entry_search(agent=q.agent, query=q.text, limit=q.per_layer, vector=q.vector),
+        label=lambda entry: f"[{entry.entry_type} {entry.created_at.astimezone(q.tz):%Y-%m-%d}]",
+        body=lambda entry: entry.content,
+        occurred_at=lambda entry: entry.created_at,
+    )
 
 
 @layer("episodes")
 def _episodes(q: ContextQuery) -> list[Piece]:
-    hits = hybrid_search(episodes_visible(owner=q.owner), query=q.text, vector=q.vector, limit=q.per_layer)
-    best = max((h.keyword for h in hits), default=0.0)
-    return [
-        Piece(
-            source="episodes",
-            ref=str(h.item.pk),
-            text=f"[episode {h.item.occurred_at.astimezone(q.tz):%Y-%m-%d}] {h.item.summary}",
-            relevance=_relevance(h.similarity, h.keyword, best),
-            occurred_at=h.item.occurred_at,
-            vector=list(h.item.embedding) if h.item.embedding is not None else None,
-        )
-        for h in hits
-    ]
+    return _searched(
+        "episodes",
+        hybrid_search(episodes_visible(owner=q.owner), query=q.text, vector=q.vector, limit=q.per_layer),
+        label=lambda episode: f"[episode {episode.occurred_at.astimezone(q.tz):%Y-%m-%d}]",
+        body=lambda episode: episode.summary,
+        occurred_at=lambda episode: episode.occurred_at,
+    )
 
 
 @layer("typed_memories")
 def _typed_memories(q: ContextQuery) -> list[Piece]:
     if q.agent is None:
         return []
-    hits = hybrid_search(typed_visible(agent=q.agent), query=q.text, vector=q.vector, limit=q.per_layer)
-    best = max((h.keyword for h in hits), default=0.0)
-    return [
-        Piece(
-            source="typed_memories",
-            ref=str(h.item.pk),
-            text=f"[{h.item.memory_type} memory] {h.item.content}",
-            relevance=_relevance(h.similarity, h.keyword, best),
-            occurred_at=h.item.created_at,
-            vector=list(h.item.embedding) if h.item.embedding is not None else None,
-        )
-        for h in hits
-    ]
+    return _searched(
+        "typed_memories",
+        hybrid_search(typed_visible(agent=q.agent), query=q.text, vector=q.vector, limit=q.per_layer),
+        label=lambda memory: f"[{memory.memory_type} memory]",
+        body=lambda memory: memory.content,
+        occurred_at=lambda memory: memory.created_at,
+    )
 
 
 @layer("drawers")
 def _drawers(q: ContextQuery) -> list[Piece]:
-    result = recall(owner=q.owner, query=q.text, top_k=q.per_layer, reference_time=q.reference_time,
-                    vector=q.vector, use_rerank=False)  # fmt: skip
+    result = recall(
+        owner=q.owner,
+        query=q.text,
+        top_k=q.per_layer,
+        reference_time=q.reference_time,
+        vector=q.vector,
+        use_rerank=False,
+    )
     return [
         Piece(
             source="drawers",
             ref=hit.drawer.aaak,
-            text=f"{hit.drawer.aaak} [{hit.drawer.occurred_at.astimezone(q.tz):%Y-%m-%d}] "
-            f"{hit.drawer.role}: {hit.drawer.content.strip()}",
+            label=f"{hit.drawer.aaak} [{hit.drawer.occurred_at.astimezone(q.tz):%Y-%m-%d}] {hit.drawer.role}:",
+            body=hit.drawer.content.strip(),
             relevance=hit.signals["semantic"] if q.vector is not None else 0.5 * hit.signals["keyword"],
             occurred_at=hit.drawer.occurred_at,
             vector=list(hit.drawer.embedding) if hit.drawer.embedding is not None else None,
@@ -271,29 +289,20 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def _body(piece: Piece) -> str:
-    """The piece's own text, without the line's label, for duplicate detection across layers."""
-    text = piece.text
-    if text.startswith("[") and "] " in text:
-        text = text.split("] ", 1)[1]
-    elif piece.source == "drawers" and ": " in text:
-        text = text.split(": ", 1)[1]
-    return _normal(text)
-
-
 def _deduplicate(pieces: list[Piece]) -> tuple[list[Piece], int]:
     kept: list[Piece] = []
+    kept_bodies: list[str] = []
     for piece in pieces:  # best first
-        body = _body(piece)
-        duplicate = any(
-            body == _body(other)
-            or (len(body) >= 20 and body in _body(other))
-            or (piece.vector is not None and other.vector is not None
-                and _cosine(piece.vector, other.vector) >= CONTEXT_DEDUP_COSINE)
+        body = _normal(piece.body)
+        duplicate = any(body == other or (len(body) >= 20 and body in other) for other in kept_bodies) or any(
+            piece.vector is not None
+            and other.vector is not None
+            and _cosine(piece.vector, other.vector) >= CONTEXT_DEDUP_COSINE
             for other in kept
-        )  # fmt: skip
+        )
         if not duplicate:
             kept.append(piece)
+            kept_bodies.append(body)
     return kept, len(pieces) - len(kept)
 
 
@@ -314,18 +323,23 @@ def assemble(
     name, count = token_counter()
     result = Assembled(memory_context="", pieces=[], tokens=0, token_budget=token_budget, token_counter=name)
     memory_settings = memory_settings_ensure(user=owner)
-    if not memory_settings.enabled:
-        result.skipped = "memory_disabled"
-        return result
-    if agent is not None and agent.recall_disabled:
-        result.skipped = "recall_disabled"
+    result.skipped = recall_skipped(memory_settings=memory_settings, agent=agent)
+    if result.skipped is not None:
         return result
     reference = reference_time or timezone.now()
     vector = providers.embed_query(owner_id=owner.pk, text=query)
     if vector is None:
         result.degraded.append("semantic")
-    q = ContextQuery(owner=owner, agent=agent, text=query, vector=vector, conversation_id=conversation_id,
-                     per_layer=per_layer, reference_time=reference, tz=ZoneInfo(memory_settings.timezone))  # fmt: skip
+    q = ContextQuery(
+        owner=owner,
+        agent=agent,
+        text=query,
+        vector=vector,
+        conversation_id=conversation_id,
+        per_layer=per_layer,
+        reference_time=reference,
+        tz=ZoneInfo(memory_settings.timezone),
+    )
     pieces: list[Piece] = []
     for layer_name in layers or layer_names():
         try:

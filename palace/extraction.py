@@ -31,11 +31,16 @@ RELATIVE = re.compile(
     r"manager|teacher|doctor|dog|cat)\b(?:,?\s+([A-Z][a-z]+))?"
 )
 PLACE = re.compile(r"\b(?:in|at|to|from|near|visit(?:ed|ing)?)\s+((?:[A-Z][a-zA-Z]+)(?:\s+[A-Z][a-zA-Z]+){0,2})")
-PROJECT = re.compile(r"\b(?:project|app|repo|product|startup|company)\s+(?:called\s+|named\s+)?([A-Z][\w-]+)|"
-                     r"\b([A-Z][\w-]+)\s+(?:project|app|repo)\b")  # fmt: skip
-ITEM = re.compile(r"\b(?:my|a|an|the|new|bought|got|ordered)\s+(?:new\s+)?((?:[a-z]+\s+)?"
-                  r"(?:laptop|phone|camera|lens|bike|car|guitar|watch|battery|book|tent|drone|printer|monitor|"
-                  r"keyboard|headphones|speaker|board|efoil|kayak|couch|desk|jacket|shoes))\b", re.IGNORECASE)  # fmt: skip
+PROJECT = re.compile(
+    r"\b(?:project|app|repo|product|startup|company)\s+(?:called\s+|named\s+)?([A-Z][\w-]+)|"
+    r"\b([A-Z][\w-]+)\s+(?:project|app|repo)\b"
+)
+ITEM = re.compile(
+    r"\b(?:my|a|an|the|new|bought|got|ordered)\s+(?:new\s+)?((?:[a-z]+\s+)?"
+    r"(?:laptop|phone|camera|lens|bike|car|guitar|watch|battery|book|tent|drone|printer|monitor|"
+    r"keyboard|headphones|speaker|board|efoil|kayak|couch|desk|jacket|shoes))\b",
+    re.IGNORECASE,
+)
 CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b")
 # At a sentence start a capital proves nothing, unless it is a two-word name ("Derek Smith is …").
 SENTENCE_START_NAME = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]{2,}\s+[A-Z][a-z]{2,})\b")
@@ -156,8 +161,10 @@ def tags_for(text: str, known: Extraction) -> dict[str, list[str]]:
     return tags
 
 
-OWNS = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
-                  r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)")  # fmt: skip
+OWNS = re.compile(
+    r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
+    r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)"
+)
 
 
 @dataclass(frozen=True)

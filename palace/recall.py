@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -41,17 +40,16 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchRank
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from accounts.models import Agent, UsageRecord
+from accounts.models import Agent, MemorySettings, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
-from memory_site.lib.text import content_words
-from palace import preferences, temporal
+from palace import keywords, preferences, temporal
 from palace.models import Drawer
 
 logger = logging.getLogger(__name__)
@@ -59,15 +57,6 @@ logger = logging.getLogger(__name__)
 SIGNALS = ("semantic", "keyword", "temporal", "preference")
 RERANK_POOL = 20
 RERANK_PICKS = 5
-MAX_QUERY_WORDS = 12
-KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
-COMMON_LEXEME_SHARE = 0.002
-# Question words that say what kind of answer is wanted, not what it is about.
-QUERY_FILLER = frozenset(
-    "many much long often time times ago first last recently remember tell told said say mentioned "
-    "previous previously earlier before after since ever currently current did does know like get got "
-    "day days week weeks month months year years".split()
-)
 PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
 
 
@@ -89,6 +78,15 @@ class Hit:
 
 
 @dataclass
+class Candidate:
+    """A drawer found relevant, with its fused score and per-signal scores (`row`: its fetched fields)."""
+
+    score: float
+    signals: dict[str, float]
+    row: dict[str, Any]
+
+
+@dataclass
 class Recall:
     hits: list[Hit]
     memory_context: str
@@ -99,6 +97,16 @@ class Recall:
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds per stage
     top_k: int = 0
     timezone: str = "UTC"  # the owner's
+
+
+def recall_skipped(*, memory_settings: MemorySettings, agent: Agent | None) -> str | None:
+    """Why nothing is recalled on purpose (recall and context assembly alike): the owner turned memory
+    off (`memory_disabled`), or the calling agent's recall is off (`recall_disabled`); None otherwise."""
+    if not memory_settings.enabled:
+        return "memory_disabled"
+    if agent is not None and agent.recall_disabled:
+        return "recall_disabled"
+    return None
 
 
 def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
@@ -116,65 +124,6 @@ def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
     return queryset
 
 
-def _words(query: str) -> list[str]:
-    words = [re.sub(r"[^a-z0-9]", "", w.lower()) for w in content_words(query)]
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in QUERY_FILLER))[:MAX_QUERY_WORDS]
-
-
-def keyword_query(query: str) -> SearchQuery | None:
-    """What the keyword signal ranks by: the query's distinct content words (question filler like "how
-    many days ago" is left to the other signals), any of them (`websearch_to_tsquery`, joined by `or`)."""
-    words = _words(query)
-    return SearchQuery(" or ".join(words), search_type="websearch", config="english") if words else None
-
-
-_common: tuple[float, dict[str, float]] = (0.0, {})
-
-
-def common_lexemes() -> dict[str, float]:
-    """The lexemes in more than COMMON_LEXEME_SHARE of all drawers, from PostgreSQL's own statistics
-    of the full-text column (refreshed by ANALYZE/autovacuum; read again every ten minutes)."""
-    global _common
-    if time.monotonic() - _common[0] < 600:
-        return _common[1]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-            "WHERE tablename = %s AND attname = 'search_vector'",
-            [Drawer._meta.db_table],
-        )
-        row = cursor.fetchone()
-    common = {}
-    if row and row[0]:
-        common = {lexeme: float(freq) for lexeme, freq in zip(row[0], row[1], strict=False)
-                  if float(freq) > COMMON_LEXEME_SHARE}  # fmt: skip
-    _common = (time.monotonic(), common)
-    return common
-
-
-def forget_common_lexemes() -> None:
-    """Read the statistics again on the next query (after an ANALYZE)."""
-    global _common
-    _common = (0.0, {})
-
-
-def retrieval_query(query: str) -> SearchQuery | None:
-    """What finds keyword candidates: the query's informative words only — a lexeme found in more than
-    COMMON_LEXEME_SHARE of all drawers would make PostgreSQL read a large share of a big owner's rows
-    for little. Common words still count in the keyword signal of every candidate (keyword_query)."""
-    words = _words(query)
-    if not words:
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', %s)))", [" ".join(words)])
-        lexemes = [row[0] for row in cursor.fetchall()]
-    common = common_lexemes()
-    rare = [lexeme for lexeme in lexemes if lexeme not in common]
-    if not rare:
-        return None
-    return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in rare), search_type="raw", config="simple")
-
-
 def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> list[int]:
     with transaction.atomic(), connection.cursor() as cursor:
         # The owner filter runs after the index scan; iterative scan keeps scanning until enough rows
@@ -186,17 +135,6 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
             .order_by(CosineDistance("embedding", vector))
             .values_list("pk", flat=True)[:limit]
         )
-
-
-def _keyword(queryset: QuerySet[Drawer], finder: SearchQuery, ranker: SearchQuery, limit: int) -> list[int]:
-    """Up to KEYWORD_SCAN_LIMIT drawers holding an informative query word, ranked in one pass."""
-    matches = list(
-        queryset.filter(search_vector=finder)
-        .annotate(rank=SearchRank(F("search_vector"), ranker, cover_density=True))
-        .values_list("pk", "rank")[:KEYWORD_SCAN_LIMIT]
-    )
-    matches.sort(key=lambda row: (-row[1], row[0]))
-    return [pk for pk, _ in matches[:limit]]
 
 
 def _pair_key(row: dict[str, Any]) -> tuple[Any, int]:
@@ -222,14 +160,9 @@ def recall(
     when the caller already has it (None: the embedder is down)."""
     memory_settings = memory_settings_ensure(user=owner)
     top_k = top_k or memory_settings.top_k
-    if not memory_settings.enabled:
-        return Recall(
-            hits=[], memory_context="", skipped="memory_disabled", top_k=top_k, timezone=memory_settings.timezone
-        )
-    if agent is not None and agent.recall_disabled:
-        return Recall(
-            hits=[], memory_context="", skipped="recall_disabled", top_k=top_k, timezone=memory_settings.timezone
-        )
+    skipped = recall_skipped(memory_settings=memory_settings, agent=agent)
+    if skipped is not None:
+        return Recall(hits=[], memory_context="", skipped=skipped, top_k=top_k, timezone=memory_settings.timezone)
     tz = ZoneInfo(memory_settings.timezone)
     reference = reference_time or timezone.now()
     weights = settings.RECALL_WEIGHTS
@@ -251,9 +184,13 @@ def recall(
     queryset = _queryset(owner.pk, filters or Filters())
     semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
     lap("semantic")
-    tsquery = keyword_query(query)
-    finder = retrieval_query(query) if tsquery is not None else None
-    keyword_ids = _keyword(queryset, finder, tsquery, pool) if finder is not None and tsquery is not None else []
+    tsquery = keywords.keyword_query(query)
+    finder = keywords.retrieval_query(query) if tsquery is not None else None
+    keyword_ids = (
+        keywords.keyword_candidates(queryset, finder, tsquery, pool)
+        if finder is not None and tsquery is not None
+        else []
+    )
     lap("keyword")
     union = list(dict.fromkeys([*semantic_ids, *keyword_ids]))
     if not union:
@@ -278,7 +215,7 @@ def recall(
     recurring = preferences.recurring_scores(
         owner_id=owner.pk, query=query, drawers={pk: (r["content"], r["tags"] or {}) for pk, r in rows.items()}
     )
-    scored: list[tuple[float, dict[str, float], dict[str, Any]]] = []
+    scored: list[Candidate] = []
     for pk, row in rows.items():
         distance = row.get("distance")
         signals = {
@@ -290,30 +227,24 @@ def recall(
         if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
             continue  # unrelated: time or preference alone never make a drawer relevant
         score = round(sum(weights[name] * signals[name] for name in SIGNALS), 6)
-        scored.append((score, signals, row))
-    scored.sort(key=lambda item: (-item[0], item[2]["pk"]))
+        scored.append(Candidate(score, signals, row))
+    scored.sort(key=lambda candidate: (-candidate.score, candidate.row["pk"]))
 
     # Neighbouring turns: a question and its answer are one result, led by the better of the two.
-    groups: dict[tuple[Any, int], tuple[float, dict[str, float], dict[str, Any], list[dict[str, Any]]]] = {}
-    for score, signals, row in scored:
-        key = _pair_key(row)
-        if key in groups:
-            groups[key][3].append(row)
-        else:
-            groups[key] = (score, signals, row, [row])
+    leads: dict[tuple[Any, int], Candidate] = {}
+    for candidate in scored:
+        leads.setdefault(_pair_key(candidate.row), candidate)
     wanted = max(top_k, RERANK_POOL) if _rerank_wanted(use_rerank, memory_settings) else top_k
-    chosen = list(groups.values())[:wanted]
+    chosen = list(leads.values())[:wanted]
     lap("fusion")
 
-    drawers = {
-        d.pk: d
-        for d in Drawer.objects.filter(pk__in=[g[2]["pk"] for g in chosen]).select_related("room__wing", "conversation")
-    }
+    loaded = Drawer.objects.filter(pk__in=[c.row["pk"] for c in chosen]).select_related("room__wing", "conversation")
+    drawers = {d.pk: d for d in loaded}
     partner_of = _partners(chosen, drawers)
     hits = [
-        Hit(drawer=drawers[row["pk"]], score=score, signals=dict(signals), partner=partner_of.get(row["pk"]))
-        for score, signals, row, _ in chosen
-        if row["pk"] in drawers
+        Hit(drawer=drawers[pk], score=c.score, signals=dict(c.signals), partner=partner_of.get(pk))
+        for c in chosen
+        if (pk := c.row["pk"]) in drawers
     ]
     lap("load")
     if _rerank_wanted(use_rerank, memory_settings):
@@ -325,12 +256,11 @@ def recall(
     return result
 
 
-def _partners(
-    chosen: list[tuple[float, dict[str, float], dict[str, Any], list[dict[str, Any]]]], drawers: dict[int, Drawer]
-) -> dict[int, Drawer]:
+def _partners(chosen: list[Candidate], drawers: dict[int, Drawer]) -> dict[int, Drawer]:
     """The other turn of each leading drawer's question/answer pair, fetched in one query."""
     wanted: dict[tuple[Any, int], int] = {}
-    for _, _, row, _ in chosen:
+    for candidate in chosen:
+        row = candidate.row
         conversation, question = _pair_key(row)
         other = question + 1 if row["turn_index"] == question else question
         if other != row["turn_index"]:
@@ -370,11 +300,16 @@ def _rerank(owner: User, query: str, hits: list[Hit], model: str, result: Recall
     pool = hits[:RERANK_POOL]
     listing = "\n".join(f"[{i}] {hit.drawer.content[:800]}" for i, hit in enumerate(pool, start=1))
     completion = providers.chat(
-        owner_id=owner.pk, source=UsageRecord.Source.RERANK, json_mode=True, model=model or None,
+        owner_id=owner.pk,
+        source=UsageRecord.Source.RERANK,
+        json_mode=True,
+        model=model or None,
         timeout=settings.RERANK_TIMEOUT,
-        messages=[{"role": "system", "content": RERANK_PROMPT},
-                  {"role": "user", "content": f"Question: {query}\n\nMemories:\n{listing}"}],
-    )  # fmt: skip
+        messages=[
+            {"role": "system", "content": RERANK_PROMPT},
+            {"role": "user", "content": f"Question: {query}\n\nMemories:\n{listing}"},
+        ],
+    )
     if completion is None:
         result.rerank = {"used": False, "error": "the rerank model failed or timed out; fused order kept"}
         return hits

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+import uuid
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 
-from palace.models import Closet, Drawer, Room, Wing
+from palace.models import Closet, Drawer, Entity, MiningJob, Relation, Room, Wing
+from palace.naming import find_named
 
 AAAK_POINTER = re.compile(r"§?\s*W-(\d+)/R-(\d+)/D-(\d+)")
 
@@ -34,6 +37,7 @@ def rooms_of_wing(*, wing: Wing) -> QuerySet[Room]:
         .filter(Q(wing=wing) | Q(linked_wings=wing))
         .distinct()
         .annotate(drawer_count=Count("drawers", distinct=True))
+        .select_related("conversation")
         .order_by("-started_at")
     )
 
@@ -51,7 +55,7 @@ def closet_get(*, owner: User, closet_id: int) -> Closet | None:
 
 
 def drawers_of_closet(*, closet: Closet) -> QuerySet[Drawer]:
-    return closet.drawers.order_by("turn_index")
+    return closet.drawers.select_related("conversation").order_by("turn_index")
 
 
 def drawer_get(*, owner: User, drawer_id: int) -> Drawer | None:
@@ -66,7 +70,11 @@ def drawer_neighbours(*, drawer: Drawer) -> tuple[Drawer | None, Drawer | None]:
 
 
 def drawers_of_conversation(*, owner: User, external_id: str) -> QuerySet[Drawer]:
-    return Drawer.objects.filter(owner=owner, conversation__external_id=external_id).order_by("turn_index")
+    return (
+        Drawer.objects.filter(owner=owner, conversation__external_id=external_id)
+        .select_related("conversation")
+        .order_by("turn_index")
+    )
 
 
 def drawer_by_pointer(*, owner: User, pointer: str) -> Drawer | None:
@@ -79,4 +87,41 @@ def drawer_by_pointer(*, owner: User, pointer: str) -> Drawer | None:
         Drawer.objects.filter(owner=owner, number=number, room__number=room, room__wing__number=wing)
         .select_related("room", "closet", "conversation")
         .first()
+    )
+
+
+def job_get(*, owner: User, job_id: uuid.UUID) -> MiningJob | None:
+    return MiningJob.objects.select_related("conversation").filter(owner=owner, pk=job_id).first()
+
+
+# --- the knowledge graph -------------------------------------------------------------------------------
+
+
+def entities(*, owner: User) -> QuerySet[Entity]:
+    return Entity.objects.filter(owner=owner).order_by("name")
+
+
+def entity_find(*, owner_id: int, name: str) -> Entity | None:
+    return find_named(Entity, owner_id=owner_id, name=name)
+
+
+def entity_relations(*, entity: Entity) -> QuerySet[Relation]:
+    return (
+        Relation.objects.filter(owner_id=entity.owner_id)
+        .filter(Q(subject=entity) | Q(object=entity))
+        .select_related("subject", "object")
+    )
+
+
+def entity_timeline(*, entity: Entity) -> QuerySet[Relation]:
+    return entity_relations(entity=entity).order_by("valid_from", "pk")
+
+
+def entity_as_of(*, entity: Entity, at: datetime) -> QuerySet[Relation]:
+    """What was true at `at`: relations whose window contains it."""
+    return (
+        entity_relations(entity=entity)
+        .filter(valid_from__lte=at)
+        .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=at))
+        .order_by("predicate", "valid_from")
     )

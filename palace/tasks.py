@@ -6,7 +6,7 @@ import redis
 from celery import shared_task
 from django.db import OperationalError
 
-from palace import services
+from palace.services import jobs
 
 # Transient: the database or Redis blinked. Anything else is a bug and fails the job at once.
 TRANSIENT = (OperationalError, redis.ConnectionError, redis.TimeoutError)
@@ -14,7 +14,7 @@ TRANSIENT = (OperationalError, redis.ConnectionError, redis.TimeoutError)
 
 @shared_task(
     bind=True,
-    name="palace.mine_conversation",
+    name=jobs.MINE_TASK,
     autoretry_for=TRANSIENT,
     retry_backoff=True,
     retry_jitter=True,
@@ -26,15 +26,15 @@ def mine_conversation(self: Any, job_id: str) -> dict[str, int] | None:
     """Mine the conversation of one MiningJob (by id). Idempotent: a re-delivered or duplicate job adds
     nothing that is already there."""
     try:
-        return services.job_run(job_id=job_id)
+        return jobs.job_run(job_id=job_id)
     except TRANSIENT:
         raise
     except Exception as exc:
-        services.job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
+        jobs.job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
         raise
 
 
 @shared_task(name="palace.outbox_requeue", ignore_result=False)
 def outbox_requeue() -> dict[str, int]:
     """Re-send mining jobs the broker never got (beat: every minute)."""
-    return services.outbox_requeue()
+    return jobs.outbox_requeue()

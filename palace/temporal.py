@@ -19,15 +19,17 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 _DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december"]  # fmt: skip
+_MONTHS = "january february march april may june july august september october november december".split()
 _MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
-_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2, "couple of": 2,
-    "a few": 3, "few": 3, "several": 4,
-}  # fmt: skip
-_NUMBER = r"(\d+|a couple of|a couple|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUMBERS = (
+    {"a": 1, "an": 1}
+    | {word: n for n, word in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+    | {"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4}
+)
+_NUMBER = (
+    r"(\d+|a couple of|a couple|couple of|a few|few|several|an?"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
 _DAY = "|".join(_DAYS)
 _MONTH = "|".join([*_MONTHS, *_MONTH_ABBR])
 
@@ -99,8 +101,12 @@ def _latest_month(month: int, today: date) -> int:
 
 
 def _span(unit: str, count: int) -> timedelta:
-    return {"day": timedelta(days=count), "week": timedelta(weeks=count), "month": timedelta(days=30 * count),
-            "year": timedelta(days=365 * count)}[unit]  # fmt: skip
+    return {
+        "day": timedelta(days=count),
+        "week": timedelta(weeks=count),
+        "month": timedelta(days=30 * count),
+        "year": timedelta(days=365 * count),
+    }[unit]
 
 
 def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWindow | Recency | None:
@@ -119,8 +125,12 @@ def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWi
         count, unit = _NUMBERS.get(match.group(1), None) or int(match.group(1)), match.group(2).lower()
         centre = now - _span(unit, count)
         # "two weeks ago" is that week, give or take; "3 days ago" that day.
-        half = {"day": timedelta(hours=12), "week": timedelta(days=4), "month": timedelta(days=15),
-                "year": timedelta(days=182)}[unit]  # fmt: skip
+        half = {
+            "day": timedelta(hours=12),
+            "week": timedelta(days=4),
+            "month": timedelta(days=15),
+            "year": timedelta(days=182),
+        }[unit]
         if unit == "day":
             return TimeWindow(*_day(centre.date(), tz), match.group(0))
         return TimeWindow(centre - half, centre + half, match.group(0))
@@ -142,8 +152,11 @@ def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWi
                 return TimeWindow(*_day(monday + timedelta(days=5), tz, days=2), match.group(0))
             return TimeWindow(*_day(monday, tz, days=7), match.group(0))
         if unit == "month":
-            year, month = (today.year, today.month) if this else (
-                (today.year, today.month - 1) if today.month > 1 else (today.year - 1, 12))  # fmt: skip
+            year, month = (
+                (today.year, today.month)
+                if this
+                else ((today.year, today.month - 1) if today.month > 1 else (today.year - 1, 12))
+            )
             return TimeWindow(*_month(year, month, tz), match.group(0))
         year = today.year if this else today.year - 1
         return TimeWindow(datetime(year, 1, 1, tzinfo=tz), datetime(year + 1, 1, 1, tzinfo=tz), match.group(0))

@@ -1,4 +1,4 @@
-"""Writes of short-term memory (seed 002's AgentShortTermMemory): key -> JSON value per agent and
+"""Writes of short-term memory (the reference short-term memory): key -> JSON value per agent and
 session, with a TTL; and the read of one entry, which counts an access. The reads that do not count
 (live entries, a listing) are in episodic.selectors.short_term."""
 
@@ -53,6 +53,14 @@ def short_term_read(*, agent: Agent, session_id: str, key: str) -> ShortTermMemo
     if not reads_record(queryset=found):
         return None
     return found.first()
+
+
+def short_term_read_session(*, agent: Agent, session_id: str, limit: int) -> list[ShortTermMemory]:
+    """The session's newest live entries (at most `limit`), each read counted: context assembly hands
+    them to the model, which is a read like any other."""
+    entries = list(short_term_live(agent=agent).filter(session_id=session_id).order_by("-updated_at")[:limit])
+    reads_record(queryset=short_term_live(agent=agent).filter(pk__in=[entry.pk for entry in entries]))
+    return entries
 
 
 def short_term_refresh(

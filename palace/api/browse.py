@@ -13,10 +13,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
+from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES, paginated
-from palace import selectors, services
+from memory_site.api.schema import ERROR_RESPONSES
+from palace import selectors
 from palace.models import Closet, Drawer, Room, Wing
+from palace.services import mining
 
 MESSAGE_NOT_FOUND = {
     "wing": "Wing not found.",
@@ -94,8 +96,19 @@ class DrawerOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Drawer
-        fields = ["id", "aaak", "tags", "role", "content", "occurred_at", "conversation_id", "turn_index", "room_id",
-                  "closet_id", "has_embedding"]  # fmt: skip
+        fields = [
+            "id",
+            "aaak",
+            "tags",
+            "role",
+            "content",
+            "occurred_at",
+            "conversation_id",
+            "turn_index",
+            "room_id",
+            "closet_id",
+            "has_embedding",
+        ]
 
     def get_has_embedding(self, obj: Drawer) -> bool:
         return obj.embedding is not None
@@ -109,31 +122,48 @@ class DrawerDetailOutput(DrawerOutput):
         fields = [*DrawerOutput.Meta.fields, "previous", "next"]
 
 
+class WingListOutput(ListOutput):
+    results = WingOutput(many=True)
+
+
+class RoomListOutput(ListOutput):
+    results = RoomOutput(many=True)
+
+
+class ClosetListOutput(ListOutput):
+    results = ClosetOutput(many=True)
+
+
+class DrawerListOutput(ListOutput):
+    results = DrawerOutput(many=True)
+
+
 class WingListApi(APIView):
     @extend_schema(
         operation_id="palace_wings",
         summary="The owner's wings, with room counts",
-        responses={200: paginated(WingOutput), **ERROR_RESPONSES},
+        responses={200: WingListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         return paginated_response(request, self, selectors.wings(owner=request_owner(request)), WingOutput)
 
 
 class WingRoomsApi(APIView):
-    @extend_schema(operation_id="palace_wing_rooms", summary="Rooms of a wing (its own and those that mention it)",
-                   responses={200: paginated(RoomOutput), **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="palace_wing_rooms",
+        summary="Rooms of a wing (its own and those that mention it)",
+        responses={200: RoomListOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, wing_id: int) -> Response:
         wing = _found("wing", selectors.wing_get(owner=request_owner(request), wing_id=wing_id))
-        return paginated_response(
-            request, self, selectors.rooms_of_wing(wing=wing).select_related("conversation"), RoomOutput
-        )
+        return paginated_response(request, self, selectors.rooms_of_wing(wing=wing), RoomOutput)
 
 
 class RoomClosetsApi(APIView):
     @extend_schema(
         operation_id="palace_room_closets",
         summary="Closets (topics) of a room",
-        responses={200: paginated(ClosetOutput), **ERROR_RESPONSES},
+        responses={200: ClosetListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request, room_id: int) -> Response:
         room = _found("room", selectors.room_get(owner=request_owner(request), room_id=room_id))
@@ -144,19 +174,20 @@ class ClosetDrawersApi(APIView):
     @extend_schema(
         operation_id="palace_closet_drawers",
         summary="Drawers of a closet, in turn order",
-        responses={200: paginated(DrawerOutput), **ERROR_RESPONSES},
+        responses={200: DrawerListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request, closet_id: int) -> Response:
         closet = _found("closet", selectors.closet_get(owner=request_owner(request), closet_id=closet_id))
-        return paginated_response(
-            request, self, selectors.drawers_of_closet(closet=closet).select_related("conversation"), DrawerOutput
-        )
+        return paginated_response(request, self, selectors.drawers_of_closet(closet=closet), DrawerOutput)
 
 
 def _detail(drawer: Drawer) -> dict[str, Any]:
     before, after = selectors.drawer_neighbours(drawer=drawer)
-    return {**DrawerOutput(drawer).data, "previous": DrawerOutput(before).data if before else None,
-            "next": DrawerOutput(after).data if after else None}  # fmt: skip
+    return {
+        **DrawerOutput(drawer).data,
+        "previous": DrawerOutput(before).data if before else None,
+        "next": DrawerOutput(after).data if after else None,
+    }
 
 
 class DrawerGetApi(APIView):
@@ -178,7 +209,7 @@ class DrawerDeleteApi(APIView):
         responses={204: None, **ERROR_RESPONSES},
     )
     def delete(self, request: Request, drawer_id: int) -> Response:
-        services.drawer_delete(
+        mining.drawer_delete(
             drawer=_found("drawer", selectors.drawer_get(owner=request_owner(request), drawer_id=drawer_id))
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -188,17 +219,20 @@ class ConversationDrawersApi(APIView):
     @extend_schema(
         operation_id="conversation_drawers",
         summary="Drawers of a conversation, in turn order",
-        responses={200: paginated(DrawerOutput), **ERROR_RESPONSES},
+        responses={200: DrawerListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request, conversation_id: str) -> Response:
         drawers = selectors.drawers_of_conversation(owner=request_owner(request), external_id=conversation_id)
-        return paginated_response(request, self, drawers.select_related("conversation"), DrawerOutput)
+        return paginated_response(request, self, drawers, DrawerOutput)
 
 
 class PointerResolveApi(APIView):
-    @extend_schema(operation_id="palace_resolve", summary="The drawer an AAAK pointer names",
-                   parameters=[OpenApiParameter("pointer", str, required=True, description="§ W-042/R-11/D-007")],
-                   responses={200: DrawerDetailOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="palace_resolve",
+        summary="The drawer an AAAK pointer names",
+        parameters=[OpenApiParameter("pointer", str, required=True, description="§ W-042/R-11/D-007")],
+        responses={200: DrawerDetailOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request) -> Response:
         pointer = request.query_params.get("pointer", "")
         if not selectors.AAAK_POINTER.fullmatch(pointer.strip()):

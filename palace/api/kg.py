@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -12,10 +12,12 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
+from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES, paginated
-from palace import kg
+from memory_site.api.schema import ERROR_RESPONSES
+from palace import selectors
 from palace.models import Entity, Relation
+from palace.services import graph
 
 MESSAGE_ENTITY_NOT_FOUND = "Entity not found."
 
@@ -39,6 +41,21 @@ class RelationOutput(serializers.ModelSerializer):
         return obj.object.name if obj.object_id and obj.object else obj.object_value
 
 
+class EntityListOutput(ListOutput):
+    results = EntityOutput(many=True)
+
+
+class EntityTimelineOutput(serializers.Serializer):
+    entity = EntityOutput()
+    relations = RelationOutput(many=True)
+
+
+class EntityAsOfOutput(serializers.Serializer):
+    entity = EntityOutput()
+    as_of = serializers.DateTimeField()
+    relations = RelationOutput(many=True)
+
+
 class RelationAddApi(APIView):
     class InputSerializer(serializers.Serializer):
         subject = StrictCharField(max_length=200)
@@ -51,12 +68,16 @@ class RelationAddApi(APIView):
         )
         confidence = serializers.FloatField(min_value=0, max_value=1, default=1.0)
 
-    @extend_schema(operation_id="kg_relation_add", summary="Add a relation (closing the current one when replacing)",
-                   request=InputSerializer, responses={201: RelationOutput, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="kg_relation_add",
+        summary="Add a relation (closing the current one when replacing)",
+        request=InputSerializer,
+        responses={201: RelationOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        relation = kg.relation_add(owner_id=request_owner(request).pk, **data.validated_data)
+        relation = graph.relation_add(owner_id=request_owner(request).pk, **data.validated_data)
         return Response(RelationOutput(relation).data, status=status.HTTP_201_CREATED)
 
 
@@ -64,29 +85,32 @@ class EntityListApi(APIView):
     @extend_schema(
         operation_id="kg_entities",
         summary="The owner's entities",
-        responses={200: paginated(EntityOutput), **ERROR_RESPONSES},
+        responses={200: EntityListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        entities = Entity.objects.filter(owner=request_owner(request)).order_by("name")
+        entities = selectors.entities(owner=request_owner(request))
         return paginated_response(request, self, entities, EntityOutput)
 
 
 def _entity(request: Request, name: str) -> Entity:
-    entity = kg.entity_find(owner_id=request_owner(request).pk, name=name)
+    entity = selectors.entity_find(owner_id=request_owner(request).pk, name=name)
     if entity is None:
         raise NotFound(MESSAGE_ENTITY_NOT_FOUND)
     return entity
 
 
 class EntityTimelineApi(APIView):
-    @extend_schema(operation_id="kg_entity_timeline", summary="An entity's full history, in time order",
-                   responses={200: inline_serializer("EntityTimeline", {"entity": EntityOutput(), "relations": RelationOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="kg_entity_timeline",
+        summary="An entity's full history, in time order",
+        responses={200: EntityTimelineOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, name: str) -> Response:
         entity = _entity(request, name)
         return Response(
             {
                 "entity": EntityOutput(entity).data,
-                "relations": RelationOutput(kg.entity_timeline(entity=entity), many=True).data,
+                "relations": RelationOutput(selectors.entity_timeline(entity=entity), many=True).data,
             }
         )
 
@@ -95,15 +119,18 @@ class EntityAsOfApi(APIView):
     class InputSerializer(serializers.Serializer):
         as_of = serializers.DateTimeField(required=False, help_text="Default: now.")
 
-    @extend_schema(operation_id="kg_entity", summary="An entity and what was true of it at a time",
-                   parameters=[OpenApiParameter("as_of", str, description="ISO time; default now")],
-                   responses={200: inline_serializer("EntityAsOf", {"entity": EntityOutput(), "as_of": serializers.DateTimeField(), "relations": RelationOutput(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        operation_id="kg_entity",
+        summary="An entity and what was true of it at a time",
+        parameters=[OpenApiParameter("as_of", str, description="ISO time; default now")],
+        responses={200: EntityAsOfOutput, **ERROR_RESPONSES},
+    )
     def get(self, request: Request, name: str) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         at = data.validated_data.get("as_of") or timezone.now()
         entity = _entity(request, name)
-        relations = kg.entity_as_of(entity=entity, at=at)
+        relations = selectors.entity_as_of(entity=entity, at=at)
         return Response(
             {"entity": EntityOutput(entity).data, "as_of": at, "relations": RelationOutput(relations, many=True).data}
         )

@@ -7,7 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -49,47 +49,72 @@ def hit_json(hit: Hit, tz: ZoneInfo) -> dict[str, Any]:
     }
 
 
-_DrawerOut: dict[str, Any] = {
-    "drawer_id": serializers.IntegerField(),
-    "pointer": StrictCharField(help_text="AAAK pointer, e.g. § W-042/R-11/D-007"),
-    "role": StrictCharField(),
-    "content": StrictCharField(help_text="Verbatim."),
-    "occurred_at": serializers.DateTimeField(help_text="When it happened (not when it was recorded)."),
-    "date": serializers.DateField(help_text="occurred_at's date in the owner's timezone."),
-}
-_HitOut: dict[str, Any] = {
-    **_DrawerOut,
-    "wing": inline_serializer("RecallWing", {"id": serializers.IntegerField(), "name": StrictCharField()}),
-    "room": inline_serializer(
-        "RecallRoom",
-        {"id": serializers.IntegerField(), "number": serializers.IntegerField(), "title": StrictCharField()},
-    ),
-    "conversation_id": StrictCharField(),
-    "tags": serializers.DictField(),
-    "score": serializers.FloatField(help_text="sum of RECALL_WEIGHTS[signal] * signals[signal]"),
-    "signals": serializers.DictField(
+class RecallDrawerOutput(serializers.Serializer):
+    drawer_id = serializers.IntegerField()
+    pointer = StrictCharField(help_text="AAAK pointer, e.g. § W-042/R-11/D-007")
+    role = StrictCharField()
+    content = StrictCharField(help_text="Verbatim.")
+    occurred_at = serializers.DateTimeField(help_text="When it happened (not when it was recorded).")
+    date = serializers.DateField(help_text="occurred_at's date in the owner's timezone.")
+
+
+class RecallWingOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = StrictCharField()
+
+
+class RecallRoomOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    title = StrictCharField()
+
+
+class RecallHitOutput(RecallDrawerOutput):
+    wing = RecallWingOutput()
+    room = RecallRoomOutput()
+    conversation_id = StrictCharField()
+    tags = serializers.DictField()
+    score = serializers.FloatField(help_text="sum of RECALL_WEIGHTS[signal] * signals[signal]")
+    signals = serializers.DictField(
         child=serializers.FloatField(), help_text="semantic, keyword, temporal, preference (0..1); rerank if used"
-    ),
-    "partner": inline_serializer(
-        "RecallPartner", _DrawerOut, allow_null=True, help_text="The other turn of a question/answer pair."
-    ),
-}
-RecallOut = inline_serializer(
-    "Recall",
-    {
-        "query": StrictCharField(),
-        "top_k": serializers.IntegerField(),
-        "reference_time": serializers.DateTimeField(),
-        "when": serializers.DictField(allow_null=True, help_text="The time the query is about, as read; null if none."),
-        "results": inline_serializer("RecallHit", _HitOut, many=True),
-        "memory_context": StrictCharField(help_text="The <memory_context> block; empty when nothing was recalled."),
-        "skipped": StrictCharField(allow_null=True, help_text="memory_disabled or recall_disabled"),
-        "degraded": serializers.ListField(child=StrictCharField()),
-        "weights": serializers.DictField(child=serializers.FloatField()),
-        "rerank": serializers.DictField(),
-        "timings_ms": serializers.DictField(child=serializers.FloatField()),
-    },
-)
+    )
+    partner = RecallDrawerOutput(allow_null=True, help_text="The other turn of a question/answer pair.")
+
+
+class RecallOutput(serializers.Serializer):
+    query = StrictCharField()
+    top_k = serializers.IntegerField()
+    reference_time = serializers.DateTimeField()
+    when = serializers.DictField(allow_null=True, help_text="The time the query is about, as read; null if none.")
+    results = RecallHitOutput(many=True)
+    memory_context = StrictCharField(help_text="The <memory_context> block; empty when nothing was recalled.")
+    skipped = StrictCharField(allow_null=True, help_text="memory_disabled or recall_disabled")
+    degraded = serializers.ListField(child=StrictCharField())
+    weights = serializers.DictField(child=serializers.FloatField())
+    rerank = serializers.DictField()
+    timings_ms = serializers.DictField(child=serializers.FloatField())
+
+
+class ContextPieceOutput(serializers.Serializer):
+    # A declared field leaves the class namespace (DRF's metaclass), so `source` does not shadow Field.source.
+    source = StrictCharField(help_text="The layer it came from.")  # type: ignore[assignment]
+    ref = StrictCharField(help_text="Its id or pointer in that layer.")
+    text = StrictCharField()
+    relevance = serializers.FloatField()
+    score = serializers.FloatField(help_text="relevance weighted by recency")
+    occurred_at = serializers.DateTimeField(allow_null=True)
+    tokens = serializers.IntegerField()
+
+
+class AssembledContextOutput(serializers.Serializer):
+    memory_context = StrictCharField(help_text="Empty when nothing was found.")
+    pieces = ContextPieceOutput(many=True)
+    tokens = serializers.IntegerField()
+    token_budget = serializers.IntegerField()
+    token_counter = StrictCharField()
+    degraded = serializers.ListField(child=StrictCharField())
+    skipped = StrictCharField(allow_null=True)
+    dropped = serializers.DictField(child=serializers.IntegerField())
 
 
 class RecallApi(APIView):
@@ -114,7 +139,7 @@ class RecallApi(APIView):
     @extend_schema(
         summary="Recall: the drawers that matter for a query, why, and the <memory_context> block",
         request=InputSerializer,
-        responses={200: RecallOut, **ERROR_RESPONSES},
+        responses={200: RecallOutput, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -155,16 +180,18 @@ class RecallApi(APIView):
         )
 
 
-class ContextApi(APIView):
+class ContextAssembleApi(APIView):
     permission_classes = [HasApiKey]
 
     class InputSerializer(serializers.Serializer):
         query = StrictCharField(max_length=MAX_QUERY_CHARACTERS)
         conversation_id = ConversationIdField(required=False, help_text="Its working memory is included.")
-        token_budget = serializers.IntegerField(min_value=50, max_value=32000, required=False,
-                                                help_text="Default CONTEXT_TOKEN_BUDGET.")  # fmt: skip
-        per_layer = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5,
-                                             help_text="Candidates taken from each layer.")  # fmt: skip
+        token_budget = serializers.IntegerField(
+            min_value=50, max_value=32000, required=False, help_text="Default CONTEXT_TOKEN_BUDGET."
+        )
+        per_layer = serializers.IntegerField(
+            min_value=1, max_value=50, required=False, default=5, help_text="Candidates taken from each layer."
+        )
         layers = serializers.ListField(
             child=serializers.ChoiceField(choices=assembly.layer_names()), required=False, allow_empty=False
         )
@@ -173,34 +200,7 @@ class ContextApi(APIView):
     @extend_schema(
         summary="Context assembly: every memory layer, deduplicated, ranked and fitted to a token budget",
         request=InputSerializer,
-        responses={
-            200: inline_serializer(
-                "AssembledContext",
-                {
-                    "memory_context": StrictCharField(help_text="Empty when nothing was found."),
-                    "pieces": inline_serializer(
-                        "ContextPiece",
-                        {
-                            "source": StrictCharField(help_text="The layer it came from."),
-                            "ref": StrictCharField(help_text="Its id or pointer in that layer."),
-                            "text": StrictCharField(),
-                            "relevance": serializers.FloatField(),
-                            "score": serializers.FloatField(help_text="relevance weighted by recency"),
-                            "occurred_at": serializers.DateTimeField(allow_null=True),
-                            "tokens": serializers.IntegerField(),
-                        },
-                        many=True,
-                    ),
-                    "tokens": serializers.IntegerField(),
-                    "token_budget": serializers.IntegerField(),
-                    "token_counter": StrictCharField(),
-                    "degraded": serializers.ListField(child=StrictCharField()),
-                    "skipped": StrictCharField(allow_null=True),
-                    "dropped": serializers.DictField(child=serializers.IntegerField()),
-                },
-            ),
-            **ERROR_RESPONSES,
-        },
+        responses={200: AssembledContextOutput, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)

@@ -20,7 +20,7 @@ api_urlpatterns = [
     path("palace/drawers/<int:drawer_id>", by_method(get=b.DrawerGetApi, delete=b.DrawerDeleteApi)),
     path("palace/resolve", b.PointerResolveApi.as_view()),
     path("recall", r.RecallApi.as_view()),
-    path("context", r.ContextApi.as_view()),
+    path("context", r.ContextAssembleApi.as_view()),
     path("kg/relations", k.RelationAddApi.as_view()),
     path("kg/entities", k.EntityListApi.as_view()),
     path("kg/entities/<str:name>/timeline", k.EntityTimelineApi.as_view()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -15,16 +15,21 @@ from rest_framework.views import APIView
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
-from palace import services
+from palace import selectors
 from palace.models import MiningJob, Turn
+from palace.services import intake
 
 # Bounds per request (README): more turns is a 400; a bigger body is a 413 (API_MAX_BODY_BYTES).
 MAX_TURNS_PER_REQUEST = 1000
 MAX_TURN_CHARACTERS = 100_000
 MESSAGE_JOB_NOT_FOUND = "Job not found."
 
-Accepted = inline_serializer("MiningAccepted", {"job_id": serializers.UUIDField(), "conversation_id": StrictCharField(),
-                                                "turns": serializers.IntegerField(), "mining": serializers.BooleanField()})  # fmt: skip
+
+class MiningAcceptedOutput(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    conversation_id = StrictCharField()
+    turns = serializers.IntegerField()
+    mining = serializers.BooleanField()
 
 
 class TurnInput(serializers.Serializer):
@@ -64,14 +69,17 @@ class ConversationCreateApi(ConversationApi):
         turns = _turns_field(allow_empty=True)
         complete = serializers.BooleanField(default=False)
 
-    @extend_schema(summary="Post a conversation (stored verbatim before the answer; mined in the background)",
-                   request=InputSerializer, responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        summary="Post a conversation (stored verbatim before the answer; mined in the background)",
+        request=InputSerializer,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         external_id = fields.pop("conversation_id")
-        job = services.conversation_create(
+        job = intake.conversation_create(
             owner=request_owner(request), agent=request_agent(request), external_id=external_id, **fields
         )
         return self.accepted(job, external_id)
@@ -82,32 +90,39 @@ class ConversationAppendApi(ConversationApi):
         turns = _turns_field(allow_empty=False)
 
     @extend_schema(
-        summary="Append turns to a conversation", request=InputSerializer, responses={202: Accepted, **ERROR_RESPONSES}
+        summary="Append turns to a conversation",
+        request=InputSerializer,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        job = services.conversation_append(
+        job = intake.conversation_append(
             owner=request_owner(request), external_id=conversation_id, turns=data.validated_data["turns"]
         )
         return self.accepted(job, conversation_id)
 
 
 class ConversationCompleteApi(ConversationApi):
-    @extend_schema(summary="Mark a conversation complete (mines it when auto-mine is on)", request=None,
-                   responses={202: Accepted, **ERROR_RESPONSES})  # fmt: skip
+    @extend_schema(
+        summary="Mark a conversation complete (mines it when auto-mine is on)",
+        request=None,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+    )
     def post(self, request: Request, conversation_id: str) -> Response:
         return self.accepted(
-            services.conversation_complete(owner=request_owner(request), external_id=conversation_id), conversation_id
+            intake.conversation_complete(owner=request_owner(request), external_id=conversation_id), conversation_id
         )
 
 
 class ConversationMineApi(ConversationApi):
     @extend_schema(
-        summary="Ask for a conversation to be mined now", request=None, responses={202: Accepted, **ERROR_RESPONSES}
+        summary="Ask for a conversation to be mined now",
+        request=None,
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
-        job = services.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)
+        job = intake.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)
         return self.accepted(job, conversation_id)
 
 
@@ -132,7 +147,7 @@ class JobGetApi(APIView):
 
     @extend_schema(summary="A mining job's status and counts", responses={200: OutputSerializer, **ERROR_RESPONSES})
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
-        job = MiningJob.objects.select_related("conversation").filter(owner=request_owner(request), pk=job_id).first()
+        job = selectors.job_get(owner=request_owner(request), job_id=job_id)
         if job is None:
             raise NotFound(MESSAGE_JOB_NOT_FOUND)
         return Response(self.OutputSerializer(job).data)

@@ -11,8 +11,8 @@ from typing import Any, cast
 from django.contrib.auth.models import User
 
 from accounts.models import Agent, MemorySettings
-from palace import services
 from palace.models import Conversation, Drawer
+from palace.services import intake, mining
 
 DIM = 384
 
@@ -34,10 +34,15 @@ def mine(
     agent: Agent | None = None,
 ) -> list[Drawer]:
     MemorySettings.objects.filter(user=owner).update(auto_mine=False)  # mined right here, not by a worker
-    services.conversation_create(owner=owner, agent=agent, external_id=conversation_id, complete=True,
-                                 turns=cast(list[services.TurnInput], [{"timestamp": at, **t} for t in turns]),
-                                 started_at=at)  # fmt: skip
-    services.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id=conversation_id))
+    intake.conversation_create(
+        owner=owner,
+        agent=agent,
+        external_id=conversation_id,
+        complete=True,
+        turns=cast(list[intake.TurnInput], [{"timestamp": at, **t} for t in turns]),
+        started_at=at,
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id=conversation_id))
     return list(Drawer.objects.filter(owner=owner, conversation__external_id=conversation_id).order_by("turn_index"))
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from palace import services
 from palace.models import Conversation, Drawer, Room, Wing
+from palace.services import mining
 from tests.conftest import Personas
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
@@ -13,9 +13,13 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def mined(api: APIClient, personas: Personas) -> Room:
-    api.post("/api/v1/conversations", {"conversation_id": "c1", "turns": TWO_PEOPLE_AND_A_PROJECT, "title": "Efoil"},
-             format="json", **personas.owner.headers)  # fmt: skip
-    services.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "c1", "turns": TWO_PEOPLE_AND_A_PROJECT, "title": "Efoil"},
+        format="json",
+        **personas.owner.headers,
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
     return Room.objects.get()
 
 
@@ -63,7 +67,7 @@ def test_a_deleted_drawer_is_gone_and_its_number_is_not_reused(api: APIClient, p
         format="json",
         **h,
     )
-    services.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
     newest = Drawer.objects.order_by("-number").first()
     assert newest is not None and newest.number > drawer.number
 

@@ -30,22 +30,36 @@ LISBON = "My sister Anna is flying to Lisbon next week for a conference."
 
 def _memories(personas: Personas) -> None:
     owner = personas.owner.user
-    mine(owner, "trip", [
-        {"role": "user", "content": LISBON},
-        {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
-    ], MARCH)  # fmt: skip
+    mine(
+        owner,
+        "trip",
+        [
+            {"role": "user", "content": LISBON},
+            {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
+        ],
+        MARCH,
+    )
     mine(owner, "garden", [{"role": "user", "content": "The tomatoes in the garden need staking before June."}], MARCH)
-    episode_store(owner=owner, agent=personas.owner.agent, conversation_id="trip",
-                  summary="Anna travels to Lisbon for a conference; the user asked about flights.",
-                  occurred_at=MARCH)  # fmt: skip
+    episode_store(
+        owner=owner,
+        agent=personas.owner.agent,
+        conversation_id="trip",
+        summary="Anna travels to Lisbon for a conference; the user asked about flights.",
+        occurred_at=MARCH,
+    )
 
 
 def test_every_layer_in_one_block_with_sources(personas: Personas, api: APIClient) -> None:
     _memories(personas)
-    working_memory_merge(owner_id=personas.owner.user.pk, conversation_id="live",
-                         fields={"task": "plan Anna's airport pickup"})  # fmt: skip
-    answer = api.post("/api/v1/context", {"query": "When does Anna fly to Lisbon?", "conversation_id": "live"},
-                      format="json", **personas.owner.headers)  # fmt: skip
+    working_memory_merge(
+        owner_id=personas.owner.user.pk, conversation_id="live", fields={"task": "plan Anna's airport pickup"}
+    )
+    answer = api.post(
+        "/api/v1/context",
+        {"query": "When does Anna fly to Lisbon?", "conversation_id": "live"},
+        format="json",
+        **personas.owner.headers,
+    )
     assert answer.status_code == 200
     body = answer.json()
     sources = {p["source"] for p in body["pieces"]}
@@ -59,8 +73,13 @@ def test_the_same_text_in_two_layers_is_kept_once(personas: Personas) -> None:
     _memories(personas)
     owner = personas.owner.user
     working_memory_merge(owner_id=owner.pk, conversation_id="live", fields={"note": LISBON})
-    result = assemble(owner=owner, agent=personas.owner.agent, query="Anna Lisbon conference", conversation_id="live",
-                      token_budget=2000)  # fmt: skip
+    result = assemble(
+        owner=owner,
+        agent=personas.owner.agent,
+        query="Anna Lisbon conference",
+        conversation_id="live",
+        token_budget=2000,
+    )
     carrying = [p for p in result.pieces if LISBON.casefold() in p.text.casefold()]
     assert len(carrying) == 1 and result.dropped["duplicates"] >= 1
 
@@ -68,8 +87,13 @@ def test_the_same_text_in_two_layers_is_kept_once(personas: Personas) -> None:
 def test_near_duplicates_by_cosine_are_kept_once(personas: Personas) -> None:
     owner = personas.owner.user
     mine(owner, "c1", [{"role": "user", "content": "Anna flies to Lisbon on Tuesday for the conference."}], MARCH)
-    episode_store(owner=owner, agent=personas.owner.agent, conversation_id="c1",
-                  summary="Anna flies to Lisbon on Tuesday, for the conference.", occurred_at=MARCH)  # fmt: skip
+    episode_store(
+        owner=owner,
+        agent=personas.owner.agent,
+        conversation_id="c1",
+        summary="Anna flies to Lisbon on Tuesday, for the conference.",
+        occurred_at=MARCH,
+    )
     result = assemble(owner=owner, agent=None, query="Anna Lisbon", token_budget=2000)
     assert len([p for p in result.pieces if "Lisbon on Tuesday" in p.text]) == 1
     assert result.dropped["duplicates"] == 1
@@ -86,8 +110,9 @@ def test_short_term_and_long_term_entries_join_the_block_deduplicated(personas: 
     hidden = context_create(agent=teammate.agent, name="teammate's own")
     entry_create(agent=teammate.agent, context=hidden, content="Anna's Lisbon flight is secretly cancelled.")
 
-    answer = api.post("/api/v1/context", {"query": "Anna's flight to Lisbon", "conversation_id": "live"},
-                      format="json", **me.headers)  # fmt: skip
+    answer = api.post(
+        "/api/v1/context", {"query": "Anna's flight to Lisbon", "conversation_id": "live"}, format="json", **me.headers
+    )
     body = answer.json()
     assert answer.status_code == 200 and body["degraded"] == []
     text = body["memory_context"]
@@ -133,8 +158,9 @@ def test_with_redis_down_working_memory_is_left_out_and_said(
     _memories(personas)
     working_memory_merge(owner_id=personas.owner.user.pk, conversation_id="live", fields={"task": "pickup"})
     embedded.stop_redis(own_redis)
-    answer = api.post("/api/v1/context", {"query": "Anna Lisbon", "conversation_id": "live"}, format="json",
-                      **personas.owner.headers)  # fmt: skip
+    answer = api.post(
+        "/api/v1/context", {"query": "Anna Lisbon", "conversation_id": "live"}, format="json", **personas.owner.headers
+    )
     assert answer.status_code == 200
     body = answer.json()
     assert body["degraded"] == ["working_memory"]

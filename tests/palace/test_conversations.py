@@ -8,8 +8,8 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings
-from palace import services
 from palace.models import ActivityEvent, Closet, Conversation, Drawer, MiningJob, Room, Turn, Wing
+from palace.services import intake, jobs, mining
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
@@ -23,8 +23,10 @@ def _post(api: APIClient, headers: dict, **body: Any) -> Any:
 
 
 def test_a_posted_conversation_is_stored_verbatim_with_its_mining_request(api: APIClient, personas: Personas) -> None:
-    turns = [{"role": "user", "content": VERBATIM, "timestamp": "2026-04-30T19:00:00Z"},
-             {"role": "assistant", "content": "Noted.", "timestamp": "2026-04-30T19:00:05+00:00"}]  # fmt: skip
+    turns = [
+        {"role": "user", "content": VERBATIM, "timestamp": "2026-04-30T19:00:00Z"},
+        {"role": "assistant", "content": "Noted.", "timestamp": "2026-04-30T19:00:05+00:00"},
+    ]
     response = _post(api, personas.owner.headers, turns=turns, title="Evening", user_id="u1")
     assert response.status_code == 202
     body = response.json()
@@ -102,7 +104,7 @@ def test_other_owners_cannot_touch_a_conversation_or_its_jobs(api: APIClient, pe
 def test_with_memory_off_nothing_is_stored(api: APIClient, personas: Personas) -> None:
     MemorySettings.objects.filter(user=personas.owner.user).update(enabled=False)
     response = _post(api, personas.owner.headers)
-    assert response.status_code == 403 and response.json()["message"] == services.MESSAGE_MEMORY_OFF
+    assert response.status_code == 403 and response.json()["message"] == intake.MESSAGE_MEMORY_OFF
     assert not Conversation.objects.exists()
 
 
@@ -131,7 +133,7 @@ TWO_PEOPLE_AND_A_PROJECT = [
 
 
 def _mine(conversation_id: str = "conv-1") -> dict[str, int]:
-    return services.conversation_mine(conversation=Conversation.objects.get(external_id=conversation_id))
+    return mining.conversation_mine(conversation=Conversation.objects.get(external_id=conversation_id))
 
 
 def test_mining_files_the_room_under_its_primary_subject_and_links_the_others(
@@ -189,16 +191,21 @@ def test_an_empty_conversation_mines_to_nothing(api: APIClient, personas: Person
 
 def test_wings_dedupe_by_slug_and_alias(personas: Personas) -> None:
     owner_id = personas.owner.user.pk
-    derek = services.wing_ensure(owner_id=owner_id, name="Derek", kind="person")
-    assert services.wing_ensure(owner_id=owner_id, name="derek", kind="person") == derek
+    derek = mining.wing_ensure(owner_id=owner_id, name="Derek", kind="person")
+    assert mining.wing_ensure(owner_id=owner_id, name="derek", kind="person") == derek
     Wing.objects.filter(pk=derek.pk).update(aliases=["derek", "derek smith"])
-    assert services.wing_ensure(owner_id=owner_id, name="Derek Smith", kind="person") == derek
-    assert services.wing_ensure(owner_id=personas.outsider.user.pk, name="Derek", kind="person") != derek
+    assert mining.wing_ensure(owner_id=owner_id, name="Derek Smith", kind="person") == derek
+    assert mining.wing_ensure(owner_id=personas.outsider.user.pk, name="Derek", kind="person") != derek
 
 
 def test_a_failed_embedding_still_writes_the_drawers(api: APIClient, personas: Personas, use_providers: Any) -> None:
-    use_providers(EMBEDDING_PROVIDER="openai", EMBEDDING_MODEL="all-minilm", EMBEDDING_DIM=384,
-                  OPENAI_BASE_URL="http://127.0.0.1:9/v1", EMBEDDING_TIMEOUT=2)  # fmt: skip
+    use_providers(
+        EMBEDDING_PROVIDER="openai",
+        EMBEDDING_MODEL="all-minilm",
+        EMBEDDING_DIM=384,
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        EMBEDDING_TIMEOUT=2,
+    )
     _post(api, personas.owner.headers, turns=TWO_PEOPLE_AND_A_PROJECT)
     counts = _mine()
     assert counts["drawers"] == 6 and counts["embedded"] == 0
@@ -243,13 +250,13 @@ def test_one_job_run_mines_the_owners_waiting_conversations_in_one_embedding_bat
     ]
     other = _post(api, personas.outsider.headers, conversation_id="o1", complete=True).json()["job_id"]
     UsageRecord.objects.all().delete()
-    counts = services.job_run(job_id=job_ids[0])
+    counts = jobs.job_run(job_id=job_ids[0])
     assert counts is not None and counts["drawers"] == 1
     assert set(MiningJob.objects.filter(pk__in=job_ids).values_list("status", flat=True)) == {"done"}
     assert MiningJob.objects.get(pk=other).status == "queued"  # another owner's job is not taken
     assert Drawer.objects.filter(owner=personas.owner.user).count() == 3
     assert list(UsageRecord.objects.values_list("items", flat=True)) == [3]  # one batch for three conversations
-    assert services.job_run(job_id=job_ids[1]) is None  # its own message finds it done
+    assert jobs.job_run(job_id=job_ids[1]) is None  # its own message finds it done
 
 
 def test_the_outbox_resends_a_job_abandoned_mid_run(api: APIClient, personas: Personas) -> None:
@@ -260,6 +267,6 @@ def test_the_outbox_resends_a_job_abandoned_mid_run(api: APIClient, personas: Pe
     job_id = _post(api, personas.owner.headers, complete=True).json()["job_id"]
     long_ago = timezone.now() - timedelta(hours=2)
     MiningJob.objects.filter(pk=job_id).update(status="running", started_at=long_ago, enqueued_at=long_ago)
-    assert services.outbox_requeue() == {"sent": 1, "failed": 0}
+    assert jobs.outbox_requeue() == {"sent": 1, "failed": 0}
     enqueued_at = MiningJob.objects.get(pk=job_id).enqueued_at
     assert enqueued_at is not None and enqueued_at > long_ago

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from palace import kg, services
 from palace.models import Conversation, Relation
+from palace.services import graph, mining
 from tests.conftest import Personas
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
@@ -22,8 +22,15 @@ def _add(api: APIClient, headers: dict, **body: object):  # type: ignore[no-unty
 
 def test_replacing_closes_the_old_row_and_opens_a_new_one(api: APIClient, personas: Personas) -> None:
     h = personas.owner.headers
-    first = _add(api, h, subject="efoil", predicate="has_battery", object="12V20Ah", object_is_entity=False,
-                 valid_from="2026-03-01T00:00:00Z")  # fmt: skip
+    first = _add(
+        api,
+        h,
+        subject="efoil",
+        predicate="has_battery",
+        object="12V20Ah",
+        object_is_entity=False,
+        valid_from="2026-03-01T00:00:00Z",
+    )
     assert first.status_code == 201 and first.json()["valid_to"] is None
     _add(
         api,
@@ -63,14 +70,14 @@ def test_a_backdated_fact_ends_where_the_next_begins(personas: Personas) -> None
     from datetime import datetime
 
     owner_id = personas.owner.user.pk
-    kg.relation_add(
+    graph.relation_add(
         owner_id=owner_id,
         subject="Anna",
         predicate="lives_in",
         object="Lyon",
         valid_from=datetime(2026, 6, 1, tzinfo=UTC),
     )
-    old = kg.relation_add(
+    old = graph.relation_add(
         owner_id=owner_id,
         subject="Anna",
         predicate="lives_in",
@@ -83,12 +90,12 @@ def test_a_backdated_fact_ends_where_the_next_begins(personas: Personas) -> None
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_replacements_never_overlap(personas: Personas) -> None:
     owner_id = personas.owner.user.pk
-    kg.relation_add(owner_id=owner_id, subject="efoil", predicate="has_battery", object="A", object_is_entity=False)
+    graph.relation_add(owner_id=owner_id, subject="efoil", predicate="has_battery", object="A", object_is_entity=False)
     barrier = threading.Barrier(4)
 
     def swap(value: str) -> None:
         barrier.wait()
-        kg.relation_add(
+        graph.relation_add(
             owner_id=owner_id, subject="efoil", predicate="has_battery", object=value, object_is_entity=False
         )
         connection.close()
@@ -111,7 +118,7 @@ def test_mining_adds_entities_and_relations_citing_their_drawers(api: APIClient,
         format="json",
         **personas.owner.headers,
     )
-    counts = services.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
+    counts = mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
     assert counts["entities"] >= 3 and counts["relations"] >= 3
     owns = Relation.objects.get(subject__name="Derek", predicate="owns")
     assert owns.object is not None and owns.object.name == "board"

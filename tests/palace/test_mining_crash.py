@@ -13,17 +13,19 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from palace import services
 from palace.models import Conversation, Drawer, MiningJob
+from palace.services import mining
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LONG = [
-    {"role": "user" if i % 2 == 0 else "assistant",
-     "content": f"Turn {i}: notes about the garden, the tomatoes by the south fence and the watering plan. " * 6}
+    {
+        "role": "user" if i % 2 == 0 else "assistant",
+        "content": f"Turn {i}: notes about the garden, the tomatoes by the south fence and the watering plan. " * 6,
+    }
     for i in range(240)
-]  # fmt: skip
+]
 
 
 def _pool_children(hostname: str) -> list[psutil.Process]:
@@ -73,7 +75,7 @@ def test_two_miners_at_once_write_one_result(api: APIClient, personas: Personas)
 
     def mine() -> None:
         barrier.wait()
-        results.append(services.conversation_mine(conversation=conversation))
+        results.append(mining.conversation_mine(conversation=conversation))
         connection.close()
 
     threads = [threading.Thread(target=mine) for _ in range(2)]

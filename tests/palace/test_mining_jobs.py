@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from memory_site import embedded
 from memory_site.celery import app as celery_app
-from palace import services
 from palace.models import Drawer, MiningJob
+from palace.services import jobs
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -92,10 +92,10 @@ def test_the_outbox_sends_what_a_stopped_broker_missed(api: APIClient, personas:
     assert job.status == "queued" and job.ready and job.enqueued_at is None  # durable, not yet sent
 
     # While the broker is down the outbox keeps the job; back up, it sends it.
-    assert services.outbox_requeue(older_than=timedelta(0)) == {"sent": 0, "failed": 1}
+    assert jobs.outbox_requeue(older_than=timedelta(0)) == {"sent": 0, "failed": 1}
     url = embedded.start_redis(own_broker)
     _reset_broker_pools()
-    assert services.outbox_requeue(older_than=timedelta(0)) == {"sent": 1, "failed": 0}
+    assert jobs.outbox_requeue(older_than=timedelta(0)) == {"sent": 1, "failed": 0}
     job.refresh_from_db()
     assert job.enqueued_at is not None
     queued = redis.Redis.from_url(url).lrange("celery", 0, -1)

@@ -15,9 +15,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
 from accounts.services import agent_update
-from palace import services
 from palace.models import Conversation, Drawer, PreferenceTopic
 from palace.recall import SIGNALS, recall
+from palace.services import intake, mining
 from tests.conftest import Personas
 from tests.factories import make_user
 from tests.palace.recall_data import mine, set_vector, unit
@@ -29,10 +29,15 @@ MARCH = datetime(2024, 3, 1, 12, tzinfo=UTC)
 
 def test_a_drawer_only_the_keyword_signal_finds(personas: Personas) -> None:
     owner = personas.owner.user
-    found, other = mine(owner, "c1", [
-        {"role": "user", "content": "The Zeppelin museum in Friedrichshafen opens at nine."},
-        {"role": "assistant", "content": "Noted, an early start then."},
-    ], MARCH)  # fmt: skip
+    found, other = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "The Zeppelin museum in Friedrichshafen opens at nine."},
+            {"role": "assistant", "content": "Noted, an early start then."},
+        ],
+        MARCH,
+    )
     set_vector(found, None)  # the vector search cannot see it
     set_vector(other, unit((1, 1.0)))
     result = recall(owner=owner, query="zeppelin museum opening", vector=unit((0, 1.0)))
@@ -42,10 +47,15 @@ def test_a_drawer_only_the_keyword_signal_finds(personas: Personas) -> None:
 
 def test_a_drawer_only_the_vector_finds(personas: Personas) -> None:
     owner = personas.owner.user
-    meaning, unrelated = mine(owner, "c1", [
-        {"role": "user", "content": "Our dog chewed the sofa again."},
-        {"role": "user", "content": "Taxes are due in April."},
-    ], MARCH)  # fmt: skip
+    meaning, unrelated = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "Our dog chewed the sofa again."},
+            {"role": "user", "content": "Taxes are due in April."},
+        ],
+        MARCH,
+    )
     set_vector(meaning, unit((0, 0.9), (1, 0.1)))
     set_vector(unrelated, unit((5, 1.0)))
     result = recall(owner=owner, query="puppy furniture damage", vector=unit((0, 1.0)))
@@ -59,17 +69,26 @@ def test_last_saturday_is_read_in_the_owners_timezone(personas: Personas, zone: 
     MemorySettings.objects.filter(user=owner).update(timezone=zone)
     # Saturday 9 March 2024 18:00 in Auckland (05:00 UTC), and the Saturday a week before.
     drawers = {
-        "this-saturday": mine(owner, "this-saturday", [{"role": "user", "content": "We hiked the ridge trail."}],
-                              datetime(2024, 3, 9, 5, tzinfo=UTC))[0],
-        "week-before": mine(owner, "week-before", [{"role": "user", "content": "We hiked the ridge trail."}],
-                            datetime(2024, 3, 2, 5, tzinfo=UTC))[0],
-    }  # fmt: skip
+        "this-saturday": mine(
+            owner,
+            "this-saturday",
+            [{"role": "user", "content": "We hiked the ridge trail."}],
+            datetime(2024, 3, 9, 5, tzinfo=UTC),
+        )[0],
+        "week-before": mine(
+            owner,
+            "week-before",
+            [{"role": "user", "content": "We hiked the ridge trail."}],
+            datetime(2024, 3, 2, 5, tzinfo=UTC),
+        )[0],
+    }
     for drawer in drawers.values():
         set_vector(drawer, unit((0, 1.0)))
     # Reference: Saturday 9 March 12:00 UTC, already Sunday 10 March 01:00 in Auckland.
     reference = datetime(2024, 3, 9, 12, tzinfo=UTC)
-    result = recall(owner=owner, query="where did we hike last Saturday?", reference_time=reference,
-                    vector=unit((0, 1.0)))  # fmt: skip
+    result = recall(
+        owner=owner, query="where did we hike last Saturday?", reference_time=reference, vector=unit((0, 1.0))
+    )
     assert result.when is not None and result.when["expression"] == "last saturday"
     assert result.hits[0].drawer.pk == drawers[expected].pk
     assert result.hits[0].signals["temporal"] == 1.0 and result.hits[1].signals["temporal"] < 1.0
@@ -78,8 +97,9 @@ def test_last_saturday_is_read_in_the_owners_timezone(personas: Personas, zone: 
 def test_a_time_neutral_query_gets_no_temporal_effect(personas: Personas) -> None:
     owner = personas.owner.user
     for days in (1, 300):
-        drawer = mine(owner, f"c{days}", [{"role": "user", "content": "The ridge trail is steep."}],
-                      MARCH - timedelta(days=days))[0]  # fmt: skip
+        drawer = mine(
+            owner, f"c{days}", [{"role": "user", "content": "The ridge trail is steep."}], MARCH - timedelta(days=days)
+        )[0]
         set_vector(drawer, unit((0, 1.0)))
     result = recall(owner=owner, query="how steep is the ridge trail", reference_time=MARCH, vector=unit((0, 1.0)))
     assert result.when is None
@@ -89,12 +109,17 @@ def test_a_time_neutral_query_gets_no_temporal_effect(personas: Personas) -> Non
 
 def test_fused_scores_are_the_weighted_signals_in_order(personas: Personas) -> None:
     owner = personas.owner.user
-    drawers = mine(owner, "c1", [
-        {"role": "user", "content": "I prefer window seats on long flights."},
-        {"role": "assistant", "content": "Window seats it is."},
-        {"role": "user", "content": "Book the flight to Lisbon for May."},
-        {"role": "assistant", "content": "Flights to Lisbon in May are cheaper midweek."},
-    ], MARCH)  # fmt: skip
+    drawers = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "I prefer window seats on long flights."},
+            {"role": "assistant", "content": "Window seats it is."},
+            {"role": "user", "content": "Book the flight to Lisbon for May."},
+            {"role": "assistant", "content": "Flights to Lisbon in May are cheaper midweek."},
+        ],
+        MARCH,
+    )
     for index, drawer in enumerate(drawers):
         set_vector(drawer, unit((0, 1.0), (index + 1, 0.3 * index)))
     result = recall(owner=owner, query="flight seats", top_k=5, vector=unit((0, 1.0)))
@@ -114,10 +139,15 @@ def test_fused_scores_are_the_weighted_signals_in_order(personas: Personas) -> N
 
 def test_a_question_and_its_answer_are_one_result(personas: Personas) -> None:
     owner = personas.owner.user
-    question, answer = mine(owner, "c1", [
-        {"role": "user", "content": "What battery fits the efoil?"},
-        {"role": "assistant", "content": "A 12V20Ah pack fits the efoil board."},
-    ], MARCH)  # fmt: skip
+    question, answer = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "What battery fits the efoil?"},
+            {"role": "assistant", "content": "A 12V20Ah pack fits the efoil board."},
+        ],
+        MARCH,
+    )
     set_vector(question, unit((0, 1.0)))
     set_vector(answer, unit((0, 0.8), (1, 0.6)))
     result = recall(owner=owner, query="efoil battery", vector=unit((0, 1.0)))
@@ -156,18 +186,30 @@ def test_recall_disabled_agents_and_opted_out_owners_get_an_empty_block(personas
 def test_a_small_owner_among_large_ones_still_gets_k_results(personas: Personas) -> None:
     small = personas.owner.user
     for index in range(8):
-        set_vector(mine(small, f"s{index}", [{"role": "user", "content": f"note {index}"}], MARCH)[0],
-                   unit((0, 1.0), (1 + index, 0.5)))  # fmt: skip
+        set_vector(
+            mine(small, f"s{index}", [{"role": "user", "content": f"note {index}"}], MARCH)[0],
+            unit((0, 1.0), (1 + index, 0.5)),
+        )
     big = make_user("big")
     template = mine(big, "big", [{"role": "user", "content": "filler"}], MARCH)[0]
     rng = random.Random(7)
     # 3,000 rows of another owner, all closer to the query than any of the small owner's.
     Drawer.objects.bulk_create(
-        Drawer(owner=big, room_id=template.room_id, closet_id=template.closet_id, conversation_id=template.conversation_id,
-               turn_index=1 + i, number=1 + i + 1, role="user", content=f"filler {i}", occurred_at=MARCH,
-               aaak=f"§ W-001/R-01/D-{i + 2:03d}", embedding=unit((0, 1.0), (100 + rng.randrange(200), 0.1)))
+        Drawer(
+            owner=big,
+            room_id=template.room_id,
+            closet_id=template.closet_id,
+            conversation_id=template.conversation_id,
+            turn_index=1 + i,
+            number=1 + i + 1,
+            role="user",
+            content=f"filler {i}",
+            occurred_at=MARCH,
+            aaak=f"§ W-001/R-01/D-{i + 2:03d}",
+            embedding=unit((0, 1.0), (100 + rng.randrange(200), 0.1)),
+        )
         for i in range(3000)
-    )  # fmt: skip
+    )
     with override_settings(RECALL_CANDIDATES=10):
         result = recall(owner=small, query="unrelated words", top_k=5, vector=unit((0, 1.0)))
     assert len(result.hits) == 5
@@ -180,19 +222,39 @@ def test_an_outsider_never_sees_the_owners_drawers(personas: Personas, api: APIC
     assert answer.status_code == 200
     body = answer.json()
     assert body["results"] == [] and body["memory_context"] == "" and "881" not in answer.content.decode()
-    assert set(body) == {"query", "top_k", "reference_time", "when", "results", "memory_context", "skipped",
-                         "degraded", "weights", "rerank", "timings_ms"}  # fmt: skip
+    assert set(body) == {
+        "query",
+        "top_k",
+        "reference_time",
+        "when",
+        "results",
+        "memory_context",
+        "skipped",
+        "degraded",
+        "weights",
+        "rerank",
+        "timings_ms",
+    }
 
 
 def test_recall_through_the_api_with_the_default_embedder(personas: Personas, api: APIClient) -> None:
     owner = personas.owner.user
-    mine(owner, "trip", [
-        {"role": "user", "content": "My sister Anna is flying to Lisbon next week for a conference."},
-        {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
-    ], MARCH)  # fmt: skip
+    mine(
+        owner,
+        "trip",
+        [
+            {"role": "user", "content": "My sister Anna is flying to Lisbon next week for a conference."},
+            {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
+        ],
+        MARCH,
+    )
     mine(owner, "garden", [{"role": "user", "content": "The tomatoes in the garden need staking."}], MARCH)
-    answer = api.post("/api/v1/recall", {"query": "When is Anna travelling to Portugal?", "top_k": 3},
-                      format="json", **personas.owner.headers)  # fmt: skip
+    answer = api.post(
+        "/api/v1/recall",
+        {"query": "When is Anna travelling to Portugal?", "top_k": 3},
+        format="json",
+        **personas.owner.headers,
+    )
     assert answer.status_code == 200
     body = answer.json()
     first = body["results"][0]
@@ -258,16 +320,21 @@ def test_a_failed_rerank_keeps_the_fused_order_and_says_so(
 def test_topics_the_user_keeps_returning_to_and_stated_preferences_boost(personas: Personas) -> None:
     owner = personas.owner.user
     for index in range(3):
-        mine(owner, f"bread-{index}", [{"role": "user", "content": f"Baked sourdough again, loaf number {index}."}],
-             MARCH + timedelta(days=index))  # fmt: skip
+        mine(
+            owner,
+            f"bread-{index}",
+            [{"role": "user", "content": f"Baked sourdough again, loaf number {index}."}],
+            MARCH + timedelta(days=index),
+        )
     stated = mine(owner, "likes", [{"role": "user", "content": "I love rye bread more than anything."}], MARCH)[0]
     once = mine(owner, "once", [{"role": "user", "content": "Tried focaccia once, too oily."}], MARCH)[0]
     topic = PreferenceTopic.objects.get(owner=owner, term="sourdough")
     assert topic.rooms == 3
     # Appending to a conversation already counted does not count it again.
-    services.conversation_append(owner=owner, external_id="bread-0",
-                                 turns=[{"role": "user", "content": "More sourdough talk."}])  # fmt: skip
-    services.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id="bread-0"))
+    intake.conversation_append(
+        owner=owner, external_id="bread-0", turns=[{"role": "user", "content": "More sourdough talk."}]
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(owner=owner, external_id="bread-0"))
     topic.refresh_from_db()
     assert topic.rooms == 3
     everything = Drawer.objects.filter(owner=owner)
@@ -284,8 +351,13 @@ def test_topics_the_user_keeps_returning_to_and_stated_preferences_boost(persona
 def test_filters_narrow_recall_to_a_wing_room_agent_or_time(personas: Personas, api: APIClient) -> None:
     owner = personas.owner.user
     early = mine(owner, "early", [{"role": "user", "content": "The Heron project needs a new battery."}], MARCH)[0]
-    late = mine(owner, "late", [{"role": "user", "content": "The Osprey project needs a new battery."}],
-                MARCH + timedelta(days=30), agent=personas.owner.agent)[0]  # fmt: skip
+    late = mine(
+        owner,
+        "late",
+        [{"role": "user", "content": "The Osprey project needs a new battery."}],
+        MARCH + timedelta(days=30),
+        agent=personas.owner.agent,
+    )[0]
 
     def recalled(**filters: Any) -> list[str]:
         answer = api.post("/api/v1/recall", {"query": "battery", **filters}, format="json", **personas.owner.headers)
@@ -304,14 +376,22 @@ def test_filters_narrow_recall_to_a_wing_room_agent_or_time(personas: Personas, 
 def test_the_number_of_queries_does_not_grow_with_the_results(personas: Personas, api: APIClient) -> None:
     owner = personas.owner.user
     for index in range(12):
-        mine(owner, f"c{index}", [{"role": "user", "content": f"Garden note {index}: water the basil."},
-                                  {"role": "assistant", "content": "Basil likes morning water."}], MARCH)  # fmt: skip
+        mine(
+            owner,
+            f"c{index}",
+            [
+                {"role": "user", "content": f"Garden note {index}: water the basil."},
+                {"role": "assistant", "content": "Basil likes morning water."},
+            ],
+            MARCH,
+        )
 
     def queries_for(top_k: int) -> int:
         api.post("/api/v1/recall", {"query": "basil watering", "top_k": top_k}, format="json", **personas.owner.headers)
         with CaptureQueriesContext(connection) as captured:
-            answer = api.post("/api/v1/recall", {"query": "basil watering", "top_k": top_k}, format="json",
-                              **personas.owner.headers)  # fmt: skip
+            answer = api.post(
+                "/api/v1/recall", {"query": "basil watering", "top_k": top_k}, format="json", **personas.owner.headers
+            )
         assert len(answer.json()["results"]) == top_k
         return len(captured.captured_queries)
 

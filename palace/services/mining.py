@@ -1,9 +1,7 @@
-"""Writes of the palace: conversations in (durable before the response), mining jobs (an outbox), and
-mining itself — drawers per turn, rooms, closets, wings and AAAK pointers.
-
-Nothing posted is lost: turns and their mining request commit together; the task is sent on commit,
-and a job whose send failed (broker down) stays `queued` with `enqueued_at` null until the outbox job
-sends it again.
+"""Mining: a conversation's unmined turns filed as drawers (one per turn, verbatim, with its AAAK
+pointer) in the conversation's room, its topic closets and the wing of its main subject, and the
+knowledge-graph relations the turns show. Idempotent: a second run adds nothing, a run after more
+turns were appended adds only theirs. Forgetting a drawer is here too.
 """
 
 from __future__ import annotations
@@ -11,194 +9,20 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, TypedDict
+from typing import Any
 
-from django.conf import settings
-from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
-from django.utils import timezone
+from django.db import connection, transaction
 from django.utils.text import slugify
 
-from accounts.models import Agent, UsageRecord
-from accounts.services import memory_settings_ensure
+from accounts.models import UsageRecord
 from episodic import providers
 from memory_site.db import advisory_xact_lock
-from memory_site.lib.errors import ConflictError, ForbiddenError, NotFoundError
-from palace import extraction, kg, naming, preferences
-from palace.models import (
-    ActivityEvent,
-    Closet,
-    Conversation,
-    Drawer,
-    Entity,
-    MiningJob,
-    PalaceCounter,
-    Relation,
-    Room,
-    Turn,
-    Wing,
-)
+from palace import extraction, naming, preferences
+from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, PalaceCounter, Relation, Room, Turn, Wing
 from palace.naming import ensure_named
+from palace.services import graph
 
 logger = logging.getLogger(__name__)
-
-MESSAGE_MEMORY_OFF = "Memory is turned off for this user: nothing was stored."
-MESSAGE_CONVERSATION_EXISTS = "A conversation with this id exists; append turns to it instead."
-MESSAGE_NO_CONVERSATION = "Conversation not found."
-
-
-class MemoryDisabled(ForbiddenError):
-    message = MESSAGE_MEMORY_OFF
-
-
-class ConversationExists(ConflictError):
-    message = MESSAGE_CONVERSATION_EXISTS
-
-
-class ConversationMissing(NotFoundError):
-    message = MESSAGE_NO_CONVERSATION
-
-
-class TurnInput(TypedDict, total=False):
-    role: str
-    content: str
-    timestamp: datetime | None
-
-
-def _check_enabled(owner: User) -> bool:
-    """Raises MemoryDisabled when the owner opted out; returns auto_mine."""
-    memory_settings = memory_settings_ensure(user=owner)
-    if not memory_settings.enabled:
-        raise MemoryDisabled(MESSAGE_MEMORY_OFF)
-    return memory_settings.auto_mine
-
-
-def _add_turns(conversation: Conversation, turns: list[TurnInput]) -> None:
-    start = conversation.turn_count
-    Turn.objects.bulk_create(
-        Turn(
-            conversation=conversation,
-            index=start + offset,
-            role=turn["role"],
-            content=turn["content"],
-            timestamp=turn.get("timestamp"),
-        )
-        for offset, turn in enumerate(turns)
-    )
-    conversation.turn_count = start + len(turns)
-    conversation.save(update_fields=["turn_count", "complete", "updated_at"])
-
-
-def _new_job(conversation: Conversation, *, ready: bool) -> MiningJob:
-    job = MiningJob.objects.create(owner_id=conversation.owner_id, conversation=conversation, ready=ready)
-    if ready:
-        # Earlier requests still waiting for this conversation are covered by this run.
-        MiningJob.objects.filter(conversation=conversation, status=MiningJob.Status.QUEUED, ready=False).update(
-            ready=True
-        )
-        transaction.on_commit(lambda: job_send(job_id=job.id))
-    return job
-
-
-def conversation_create(
-    *,
-    owner: User,
-    agent: Agent | None,
-    external_id: str,
-    turns: list[TurnInput],
-    complete: bool = False,
-    title: str = "",
-    user_id: str = "",
-    started_at: datetime | None = None,
-) -> MiningJob:
-    """Store a conversation and its turns verbatim, with its mining request, in one transaction."""
-    auto_mine = _check_enabled(owner)
-    first_timestamp = next((t["timestamp"] for t in turns if t.get("timestamp")), None)
-    try:
-        with transaction.atomic():
-            conversation = Conversation.objects.create(
-                owner=owner, agent=agent, external_id=external_id, title=title, user_id=user_id, complete=complete,
-                started_at=started_at or first_timestamp or timezone.now(),
-            )  # fmt: skip
-            _add_turns(conversation, turns)
-            return _new_job(conversation, ready=complete and auto_mine)
-    except IntegrityError:
-        raise ConversationExists(MESSAGE_CONVERSATION_EXISTS) from None
-
-
-def _locked_conversation(owner: User, external_id: str) -> Conversation:
-    conversation = Conversation.objects.select_for_update().filter(owner=owner, external_id=external_id).first()
-    if conversation is None:
-        raise ConversationMissing(MESSAGE_NO_CONVERSATION)
-    return conversation
-
-
-def conversation_append(*, owner: User, external_id: str, turns: list[TurnInput]) -> MiningJob:
-    """Append turns (indexes continue the conversation's) with their mining request. Appending to a
-    complete conversation mines the new turns automatically (auto-mine)."""
-    auto_mine = _check_enabled(owner)
-    with transaction.atomic():
-        # The row lock orders concurrent appends: each one sees the other's turn_count.
-        conversation = _locked_conversation(owner, external_id)
-        _add_turns(conversation, turns)
-        return _new_job(conversation, ready=conversation.complete and auto_mine)
-
-
-def conversation_complete(*, owner: User, external_id: str) -> MiningJob:
-    auto_mine = _check_enabled(owner)
-    with transaction.atomic():
-        conversation = _locked_conversation(owner, external_id)
-        conversation.complete = True
-        conversation.save(update_fields=["complete", "updated_at"])
-        return _new_job(conversation, ready=auto_mine)
-
-
-def conversation_request_mining(*, owner: User, external_id: str) -> MiningJob:
-    _check_enabled(owner)
-    with transaction.atomic():
-        return _new_job(_locked_conversation(owner, external_id), ready=True)
-
-
-# --- the outbox ---------------------------------------------------------------------------------------
-
-
-def job_send(*, job_id: Any) -> bool:
-    """Hand a job to the broker; True when sent. A broker outage leaves the job for the outbox."""
-    from palace.tasks import mine_conversation
-
-    try:
-        mine_conversation.apply_async(args=(str(job_id),), retry=False)
-    except Exception:
-        logger.warning("could not send mining job %s; the outbox will retry", job_id, exc_info=True)
-        return False
-    MiningJob.objects.filter(pk=job_id).update(enqueued_at=timezone.now())
-    return True
-
-
-def outbox_requeue(
-    *, older_than: timedelta = timedelta(minutes=1), stale_after: timedelta = timedelta(minutes=15)
-) -> dict[str, int]:
-    """Send again the ready jobs still queued — never sent (older than a minute), or sent long ago and
-    never started (the broker lost them) — and the ones abandoned mid-run. Mining is idempotent, so a
-    duplicate send is harmless."""
-    now = timezone.now()
-    # A job still "running" long after the hard time limit lost its worker (and its message): send it
-    # again; the claim accepts a running job and mining is idempotent.
-    abandoned = timedelta(seconds=2 * settings.CELERY_TASK_TIME_LIMIT)
-    pending = MiningJob.objects.filter(ready=True).filter(
-        Q(status=MiningJob.Status.QUEUED, enqueued_at__isnull=True, requested_at__lt=now - older_than)
-        | Q(status=MiningJob.Status.QUEUED, enqueued_at__lt=now - stale_after)
-        | Q(status=MiningJob.Status.RUNNING, started_at__lt=now - abandoned)
-    )
-    counts = {"sent": 0, "failed": 0}
-    for job_id in pending.values_list("pk", flat=True)[:500]:
-        counts["sent" if job_send(job_id=job_id) else "failed"] += 1
-    return counts
-
-
-# --- mining -------------------------------------------------------------------------------------------
 
 
 def _next_numbers(owner_id: int, kind: str, count: int) -> list[int]:
@@ -206,7 +30,8 @@ def _next_numbers(owner_id: int, kind: str, count: int) -> list[int]:
     PalaceCounter.objects.get_or_create(owner_id=owner_id, kind=kind)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {PalaceCounter._meta.db_table} SET value = value + %s WHERE owner_id = %s AND kind = %s RETURNING value",
+            f"UPDATE {PalaceCounter._meta.db_table} SET value = value + %s "
+            "WHERE owner_id = %s AND kind = %s RETURNING value",
             [count, owner_id, kind],
         )
         last = cursor.fetchone()[0]
@@ -324,8 +149,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         room, room_created = _room_for(conversation, wing, turns)
         counts["rooms"] = int(room_created)
         room.linked_wings.add(*[w for w in others if w.pk != wing.pk])
-        closets = _closets_for(room, turns, segments)
-        counts["closets"] = len({c.pk for c in closets if getattr(c, "_created", False)})
+        closets, counts["closets"] = _closets_for(room, turns, segments)
         numbers = _next_numbers(conversation.owner_id, "drawer", len(turns))
         drawers = []
         for offset, turn in enumerate(turns):
@@ -352,8 +176,11 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
             )
         Drawer.objects.bulk_create(drawers)
         counts["drawers"] = len(drawers)
-        preferences.record(owner_id=conversation.owner_id, room=room,
-                           turns=[(t.role, t.content, p.tags[i]) for i, t in enumerate(turns)])  # fmt: skip
+        preferences.record(
+            owner_id=conversation.owner_id,
+            room=room,
+            turns=[(t.role, t.content, p.tags[i]) for i, t in enumerate(turns)],
+        )
         counts.update(_graph_from(conversation, p.found, turns, drawers, p.llm_triples))
         # Where the time went, for bench/mining.py (milliseconds).
         counts.update(
@@ -364,9 +191,10 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
         ActivityEvent.objects.create(
-            owner_id=conversation.owner_id, kind="memory_mined",
+            owner_id=conversation.owner_id,
+            kind="memory_mined",
             data={"conversation_id": conversation.external_id, "wing": wing.name, "room": room.number, **counts},
-        )  # fmt: skip
+        )
     return counts
 
 
@@ -379,9 +207,11 @@ def _extract(conversation: Conversation, texts: list[str]) -> tuple[extraction.E
     for window in extraction.windows(texts):
         text = "\n".join(window)
         completion = providers.chat(
-            owner_id=conversation.owner_id, source=UsageRecord.Source.EXTRACT, json_mode=True,
+            owner_id=conversation.owner_id,
+            source=UsageRecord.Source.EXTRACT,
+            json_mode=True,
             messages=[{"role": "system", "content": extraction.LLM_PROMPT}, {"role": "user", "content": text[:12000]}],
-        )  # fmt: skip
+        )
         if completion is not None:
             try:
                 window_found, window_triples = extraction.from_llm(completion.text)
@@ -412,23 +242,33 @@ def _graph_from(
     ]
     kind_of = {name: kind for counter, kind in kinds for name in counter}
     naming.ensure_many(Entity, owner_id=owner_id, kinds=kind_of)
-    turn_triples = [(turn, drawer, triple) for turn, drawer in zip(turns, drawers, strict=True)
-                    for triple in extraction.triples(turn.content, found)]  # fmt: skip
+    turn_triples = [
+        (turn, drawer, triple)
+        for turn, drawer in zip(turns, drawers, strict=True)
+        for triple in extraction.triples(turn.content, found)
+    ]
     # The LLM's relations belong to the window, not a turn: they cite the first drawer mined here.
     turn_triples += [(turns[0], drawers[0], triple) for triple in llm_triples]
     seen: set[tuple[str, str, str]] = set()
     for turn, drawer, triple in turn_triples:
         key = (triple.subject, triple.predicate, triple.object)
-        if key in seen and not kg.single_valued(triple.predicate):
+        if key in seen and not graph.single_valued(triple.predicate):
             continue  # the first turn that shows a relation is its source; repeats change nothing
         seen.add(key)
-        kg.relation_add(
-            owner_id=owner_id, subject=triple.subject, predicate=triple.predicate, object=triple.object,
-            object_is_entity=triple.object_is_entity, valid_from=turn.timestamp or conversation.started_at,
-            confidence=triple.confidence, source_drawer=drawer,
+        graph.relation_add(
+            owner_id=owner_id,
+            subject=triple.subject,
+            predicate=triple.predicate,
+            object=triple.object,
+            object_is_entity=triple.object_is_entity,
+            valid_from=turn.timestamp or conversation.started_at,
+            confidence=triple.confidence,
+            source_drawer=drawer,
             subject_kind=kind_of.get(triple.subject, Entity.Kind.THING),
-            object_kind=kind_of.get(triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING),
-        )  # fmt: skip
+            object_kind=kind_of.get(
+                triple.object, Entity.Kind.ITEM if triple.predicate == "owns" else Entity.Kind.THING
+            ),
+        )
     return {
         "entities": Entity.objects.filter(owner_id=owner_id).count() - entities_before,
         "relations": Relation.objects.filter(owner_id=owner_id).count() - relations_before,
@@ -443,20 +283,26 @@ def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tupl
         return room, False
     title = conversation.title or f"{conversation.started_at:%Y-%m-%d} {conversation.external_id}"
     room = Room.objects.create(
-        owner_id=conversation.owner_id, wing=wing, conversation=conversation,
-        number=_next_numbers(conversation.owner_id, "room", 1)[0], title=title[:300],
-        started_at=min(times), ended_at=max(times),
-    )  # fmt: skip
+        owner_id=conversation.owner_id,
+        wing=wing,
+        conversation=conversation,
+        number=_next_numbers(conversation.owner_id, "room", 1)[0],
+        title=title[:300],
+        started_at=min(times),
+        ended_at=max(times),
+    )
     return room, True
 
 
-def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> list[Closet]:
-    """One closet per topic segment; new turns continue the room's last topic when their first segment
-    shares its words, else they open new closets after it."""
+def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> tuple[list[Closet], int]:
+    """Each turn's closet, and how many closets were created. One closet per topic segment; new turns
+    continue the room's last topic when their first segment shares its words, else they open new
+    closets after it."""
     existing = list(room.closets.order_by("position"))
     position = existing[-1].position if existing else -1
     by_segment: dict[int, Closet] = {}
     result = []
+    created = 0
     for segment in segments:
         closet = by_segment.get(segment)
         if closet is None:
@@ -468,65 +314,17 @@ def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> list[Clo
                 closet = existing[-1]
             else:
                 position += 1
-                closet = Closet.objects.create(owner_id=room.owner_id, room=room, position=position, topic=topic[:200],
-                                               slug=slugify(topic)[:200] or "conversation")  # fmt: skip
-                closet._created = True  # type: ignore[attr-defined]
+                closet = Closet.objects.create(
+                    owner_id=room.owner_id,
+                    room=room,
+                    position=position,
+                    topic=topic[:200],
+                    slug=slugify(topic)[:200] or "conversation",
+                )
+                created += 1
             by_segment[segment] = closet
         result.append(closet)
-    return result
-
-
-JOB_BATCH = 8  # conversations mined together by one job run (one embedding batch)
-
-
-def job_run(*, job_id: Any) -> dict[str, int] | None:
-    """Claim and run one mining job, together with up to JOB_BATCH - 1 other ready jobs of the same
-    owner still waiting (their own messages then find them done). None when the job is gone or done."""
-    now = timezone.now()
-    claimed = MiningJob.objects.filter(
-        pk=job_id, status__in=[MiningJob.Status.QUEUED, MiningJob.Status.RUNNING]
-    ).update(status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
-    if not claimed:
-        return None
-    job = MiningJob.objects.select_related("conversation", "conversation__agent").get(pk=job_id)
-    with transaction.atomic():
-        # SKIP LOCKED: another worker batching at the same moment takes other jobs, not these.
-        extra_ids = list(
-            MiningJob.objects.select_for_update(skip_locked=True)
-            .filter(owner_id=job.owner_id, status=MiningJob.Status.QUEUED, ready=True)
-            .exclude(conversation_id=job.conversation_id)
-            .order_by("requested_at")
-            .values_list("pk", flat=True)[: JOB_BATCH - 1]
-        )
-        MiningJob.objects.filter(pk__in=extra_ids).update(
-            status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1
-        )
-    jobs = [job, *MiningJob.objects.select_related("conversation", "conversation__agent").filter(pk__in=extra_ids)]
-    conversations = list({j.conversation_id: j.conversation for j in jobs}.values())
-    results = conversations_mine(conversations=conversations)
-    for conversation in conversations:
-        # This run covered every request for the conversation made before it started.
-        # (The jobs this run claimed, whenever they were asked for, and the ones still queued from
-        # before it started.)
-        covered = MiningJob.objects.filter(conversation=conversation, ready=True).filter(
-            Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED, requested_at__lte=now)
-        )
-        if results[conversation.pk].pop("raced", 0):
-            # Another run mined this conversation meanwhile: that run marks these jobs, with its counts.
-            continue
-        if not results[conversation.pk]["drawers"]:
-            # Nothing new here: never overwrite the counts a run that did the work has written.
-            covered = covered.exclude(status=MiningJob.Status.DONE)
-        covered.update(
-            status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error=""
-        )
-    return results[job.conversation_id]
-
-
-def job_fail(*, job_id: Any, error: str) -> None:
-    MiningJob.objects.filter(pk=job_id).update(
-        status=MiningJob.Status.FAILED, finished_at=timezone.now(), error=error[:4000]
-    )
+    return result, created
 
 
 def drawer_delete(*, drawer: Drawer) -> None:

@@ -1,4 +1,5 @@
-"""The temporal knowledge graph: entities and relations with validity windows.
+"""Writes of the temporal knowledge graph: entities and relations with validity windows (the reads are
+in palace/selectors.py).
 
 Writes take an advisory lock per (owner, subject, predicate), so the windows of a single-valued
 relation never overlap even when two writers race (an exclusion constraint would need btree_gist,
@@ -12,13 +13,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
 from memory_site.db import advisory_xact_lock
 from palace.models import Drawer, Entity, Relation
-from palace.naming import ensure_named, find_named
+from palace.naming import ensure_named
 
 
 def single_valued(predicate: str) -> bool:
@@ -31,10 +32,6 @@ def predicate_slug(predicate: str) -> str:
 
 def entity_ensure(*, owner_id: int, name: str, kind: str = Entity.Kind.THING) -> Entity:
     return ensure_named(Entity, owner_id=owner_id, name=name, kind=kind)
-
-
-def entity_find(*, owner_id: int, name: str) -> Entity | None:
-    return find_named(Entity, owner_id=owner_id, name=name)
 
 
 def relation_add(
@@ -82,29 +79,13 @@ def relation_add(
                 Q(valid_to__isnull=True) | Q(valid_to__gt=valid_from)
             ).update(valid_to=valid_from)
         return Relation.objects.create(
-            owner_id=owner_id, subject=subject_entity, predicate=predicate, object=object_entity,
-            object_value="" if object_entity else object, valid_from=valid_from, valid_to=valid_to,
-            confidence=confidence, source_drawer=source_drawer,
-        )  # fmt: skip
-
-
-def entity_relations(*, entity: Entity) -> QuerySet[Relation]:
-    return (
-        Relation.objects.filter(owner_id=entity.owner_id)
-        .filter(Q(subject=entity) | Q(object=entity))
-        .select_related("subject", "object")
-    )
-
-
-def entity_timeline(*, entity: Entity) -> QuerySet[Relation]:
-    return entity_relations(entity=entity).order_by("valid_from", "pk")
-
-
-def entity_as_of(*, entity: Entity, at: datetime) -> QuerySet[Relation]:
-    """What was true at `at`: relations whose window contains it."""
-    return (
-        entity_relations(entity=entity)
-        .filter(valid_from__lte=at)
-        .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=at))
-        .order_by("predicate", "valid_from")
-    )
+            owner_id=owner_id,
+            subject=subject_entity,
+            predicate=predicate,
+            object=object_entity,
+            object_value="" if object_entity else object,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            confidence=confidence,
+            source_drawer=source_drawer,
+        )

@@ -1,0 +1,100 @@
+"""The keyword signal's queries: PostgreSQL full-text rank (`ts_rank_cd`) of a drawer's content and AAAK
+tags against the query's content words, and the informative words that find keyword candidates (a
+lexeme in more than COMMON_LEXEME_SHARE of all drawers, per PostgreSQL's statistics, would make it read
+a large share of a big owner's drawers for little).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection
+from django.db.models import F, QuerySet
+
+from memory_site.lib.text import content_words
+from palace.models import Drawer
+
+MAX_QUERY_WORDS = 12
+KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
+COMMON_LEXEME_SHARE = 0.002
+# Question words that say what kind of answer is wanted, not what it is about.
+QUERY_FILLER = frozenset(
+    "many much long often time times ago first last recently remember tell told said say mentioned "
+    "previous previously earlier before after since ever currently current did does know like get got "
+    "day days week weeks month months year years".split()
+)
+
+
+def query_words(query: str) -> list[str]:
+    words = [re.sub(r"[^a-z0-9]", "", w.lower()) for w in content_words(query)]
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in QUERY_FILLER))[:MAX_QUERY_WORDS]
+
+
+def keyword_query(query: str) -> SearchQuery | None:
+    """What the keyword signal ranks by: the query's distinct content words (question filler like "how
+    many days ago" is left to the other signals), any of them (`websearch_to_tsquery`, joined by `or`)."""
+    words = query_words(query)
+    return SearchQuery(" or ".join(words), search_type="websearch", config="english") if words else None
+
+
+_common: tuple[float, dict[str, float]] = (0.0, {})
+
+
+def common_lexemes() -> dict[str, float]:
+    """The lexemes in more than COMMON_LEXEME_SHARE of all drawers, from PostgreSQL's own statistics
+    of the full-text column (refreshed by ANALYZE/autovacuum; read again every ten minutes)."""
+    global _common
+    if time.monotonic() - _common[0] < 600:
+        return _common[1]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE tablename = %s AND attname = 'search_vector'",
+            [Drawer._meta.db_table],
+        )
+        row = cursor.fetchone()
+    common = {}
+    if row and row[0]:
+        common = {
+            lexeme: float(freq)
+            for lexeme, freq in zip(row[0], row[1], strict=False)
+            if float(freq) > COMMON_LEXEME_SHARE
+        }
+    _common = (time.monotonic(), common)
+    return common
+
+
+def forget_common_lexemes() -> None:
+    """Read the statistics again on the next query (after an ANALYZE)."""
+    global _common
+    _common = (0.0, {})
+
+
+def retrieval_query(query: str) -> SearchQuery | None:
+    """What finds keyword candidates: the query's informative words only — a lexeme found in more than
+    COMMON_LEXEME_SHARE of all drawers would make PostgreSQL read a large share of a big owner's rows
+    for little. Common words still count in the keyword signal of every candidate (keyword_query)."""
+    words = query_words(query)
+    if not words:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', %s)))", [" ".join(words)])
+        lexemes = [row[0] for row in cursor.fetchall()]
+    common = common_lexemes()
+    rare = [lexeme for lexeme in lexemes if lexeme not in common]
+    if not rare:
+        return None
+    return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in rare), search_type="raw", config="simple")
+
+
+def keyword_candidates(queryset: QuerySet[Drawer], finder: SearchQuery, ranker: SearchQuery, limit: int) -> list[int]:
+    """Up to KEYWORD_SCAN_LIMIT drawers holding an informative query word, ranked in one pass."""
+    matches = list(
+        queryset.filter(search_vector=finder)
+        .annotate(rank=SearchRank(F("search_vector"), ranker, cover_density=True))
+        .values_list("pk", "rank")[:KEYWORD_SCAN_LIMIT]
+    )
+    matches.sort(key=lambda row: (-row[1], row[0]))
+    return [pk for pk, _ in matches[:limit]]

@@ -1,0 +1,9 @@
+"""Writes of the palace, by stage:
+
+- `intake`: conversations and turns in (durable before the response), each with its mining request;
+  the memory-off check.
+- `jobs`: the mining jobs — claiming and running them, and the outbox that sends what the broker missed.
+- `mining`: a conversation's turns filed as drawers in rooms, closets and wings with their AAAK
+  pointers, and the knowledge graph they show; forgetting a drawer.
+- `graph`: the temporal knowledge graph's relations (from mining and from the API), with their windows.
+"""

@@ -1,0 +1,109 @@
+"""Mining jobs: the outbox that hands them to the broker, and the run that claims and mines them.
+
+A job is sent on commit of the request that made it; a job whose send failed (broker down) stays
+`queued` with `enqueued_at` null until `outbox_requeue` (beat, every minute) sends it again. Mining is
+idempotent, so a duplicate send is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from palace.models import MiningJob
+from palace.services.mining import conversations_mine
+
+logger = logging.getLogger(__name__)
+
+# Sent by name: tasks call services, services never import tasks (palace/tasks.py registers it).
+MINE_TASK = "palace.mine_conversation"
+JOB_BATCH = 8  # conversations mined together by one job run (one embedding batch)
+
+
+def job_send(*, job_id: Any) -> bool:
+    """Hand a job to the broker; True when sent. A broker outage leaves the job for the outbox."""
+    try:
+        current_app.send_task(MINE_TASK, args=(str(job_id),), retry=False)
+    except Exception:
+        logger.warning("could not send mining job %s; the outbox will retry", job_id, exc_info=True)
+        return False
+    MiningJob.objects.filter(pk=job_id).update(enqueued_at=timezone.now())
+    return True
+
+
+def outbox_requeue(
+    *, older_than: timedelta = timedelta(minutes=1), stale_after: timedelta = timedelta(minutes=15)
+) -> dict[str, int]:
+    """Send again the ready jobs still queued — never sent (older than a minute), or sent long ago and
+    never started (the broker lost them) — and the ones abandoned mid-run. Mining is idempotent, so a
+    duplicate send is harmless."""
+    now = timezone.now()
+    # A job still "running" long after the hard time limit lost its worker (and its message): send it
+    # again; the claim accepts a running job and mining is idempotent.
+    abandoned = timedelta(seconds=2 * settings.CELERY_TASK_TIME_LIMIT)
+    pending = MiningJob.objects.filter(ready=True).filter(
+        Q(status=MiningJob.Status.QUEUED, enqueued_at__isnull=True, requested_at__lt=now - older_than)
+        | Q(status=MiningJob.Status.QUEUED, enqueued_at__lt=now - stale_after)
+        | Q(status=MiningJob.Status.RUNNING, started_at__lt=now - abandoned)
+    )
+    counts = {"sent": 0, "failed": 0}
+    for job_id in pending.values_list("pk", flat=True)[:500]:
+        counts["sent" if job_send(job_id=job_id) else "failed"] += 1
+    return counts
+
+
+def job_run(*, job_id: Any) -> dict[str, int] | None:
+    """Claim and run one mining job, together with up to JOB_BATCH - 1 other ready jobs of the same
+    owner still waiting (their own messages then find them done). None when the job is gone or done."""
+    now = timezone.now()
+    claimed = MiningJob.objects.filter(
+        pk=job_id, status__in=[MiningJob.Status.QUEUED, MiningJob.Status.RUNNING]
+    ).update(status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    if not claimed:
+        return None
+    job = MiningJob.objects.select_related("conversation", "conversation__agent").get(pk=job_id)
+    with transaction.atomic():
+        # SKIP LOCKED: another worker batching at the same moment takes other jobs, not these.
+        extra_ids = list(
+            MiningJob.objects.select_for_update(skip_locked=True)
+            .filter(owner_id=job.owner_id, status=MiningJob.Status.QUEUED, ready=True)
+            .exclude(conversation_id=job.conversation_id)
+            .order_by("requested_at")
+            .values_list("pk", flat=True)[: JOB_BATCH - 1]
+        )
+        MiningJob.objects.filter(pk__in=extra_ids).update(
+            status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1
+        )
+    jobs = [job, *MiningJob.objects.select_related("conversation", "conversation__agent").filter(pk__in=extra_ids)]
+    conversations = list({j.conversation_id: j.conversation for j in jobs}.values())
+    results = conversations_mine(conversations=conversations)
+    for conversation in conversations:
+        # This run covered every request for the conversation made before it started.
+        # (The jobs this run claimed, whenever they were asked for, and the ones still queued from
+        # before it started.)
+        covered = MiningJob.objects.filter(conversation=conversation, ready=True).filter(
+            Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED, requested_at__lte=now)
+        )
+        if results[conversation.pk].pop("raced", 0):
+            # Another run mined this conversation meanwhile: that run marks these jobs, with its counts.
+            continue
+        if not results[conversation.pk]["drawers"]:
+            # Nothing new here: never overwrite the counts a run that did the work has written.
+            covered = covered.exclude(status=MiningJob.Status.DONE)
+        covered.update(
+            status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error=""
+        )
+    return results[job.conversation_id]
+
+
+def job_fail(*, job_id: Any, error: str) -> None:
+    MiningJob.objects.filter(pk=job_id).update(
+        status=MiningJob.Status.FAILED, finished_at=timezone.now(), error=error[:4000]
+    )
