@@ -9,8 +9,8 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from ledger import redis_store, services
-from ledger.api.views import MESSAGE_BAD_CONVERSATION_ID
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
+from memory_site.lib.ids import MESSAGE_BAD_CONVERSATION_ID
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
