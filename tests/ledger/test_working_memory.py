@@ -23,7 +23,8 @@ def _put(api: APIClient, personas: Personas, conversation: str, body: Any, **kwa
 
 
 def _hash(raw_redis: redis.Redis, personas: Personas, conversation: str) -> dict[str, str]:
-    return dict(raw_redis.hgetall(redis_store.working_memory_key(personas.owner.user.pk, conversation)))  # type: ignore[arg-type]
+    key = redis_store.working_memory_key(personas.owner.user.pk, conversation)
+    return dict(raw_redis.hgetall(key))  # type: ignore[arg-type]
 
 
 def test_an_unknown_conversation_is_an_empty_object(api: APIClient, personas: Personas, conversation: str) -> None:
