@@ -1,4 +1,4 @@
-"""Reads for identity. Every query is filtered by owner."""
+"""Reads for identity. Every query is filtered by owner, except the operator's lookups (named so)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,11 @@ def api_key_list(*, owner: User) -> QuerySet[ApiKey]:
 
 def api_key_get(*, owner: User, prefix: str) -> ApiKey | None:
     return ApiKey.objects.select_related("agent").filter(agent__owner=owner, prefix=prefix).first()
+
+
+def api_key_get_for_operator(*, prefix: str) -> ApiKey | None:
+    """Any owner's key by its prefix: for the operator's commands, never for an API request."""
+    return ApiKey.objects.select_related("agent").filter(prefix=prefix).first()
 
 
 def usage_summary(*, owner: User) -> list[Any]:

@@ -1,4 +1,4 @@
-"""Redis keys and Lua scripts of the ledger app.
+"""Redis keys, Lua scripts and the value encoding of the ledger app (shared by its services and selectors).
 
 Keys always carry the owner, so two owners' conversation `c1` never meet:
 
@@ -19,15 +19,33 @@ atomic step: a write that would pass the limit changes nothing, and no reader ev
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, Final
 
 import redis
+from django.conf import settings
 from redis.commands.core import Script
 
 from memory_site.api.exceptions import MESSAGE_REDIS_DOWN
 from memory_site.lib.errors import UnavailableError
 from memory_site.redis_client import get_redis
+
+MESSAGE_WM_UNAVAILABLE: Final = "working memory is unavailable: Redis is not reachable"
+MESSAGE_LEDGER_UNAVAILABLE: Final = "the injection ledger is unavailable: Redis is not reachable"
+
+
+def encode(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def decode(raw: str) -> Any:
+    """A stored value, decoded; a value some other client stored as plain text comes back as that text."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
 
 
 def working_memory_key(owner_id: int, conversation_id: str) -> str:
@@ -176,3 +194,10 @@ def redis_errors_as_unavailable(message: str = MESSAGE_REDIS_DOWN) -> Iterator[N
         yield
     except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as exc:
         raise RedisUnavailable(message) from exc
+
+
+def ledger_run(owner_id: int, conversation_id: str, op: str, item: str = "", value: str = "") -> Any:
+    """One operation of the LEDGER script on a conversation's injection ledger."""
+    keys = [ledger_key(owner_id, conversation_id), ttl_policy_key(owner_id, conversation_id)]
+    with redis_errors_as_unavailable(MESSAGE_LEDGER_UNAVAILABLE):
+        return run(LEDGER, keys, [settings.WORKING_MEMORY_TTL, op, item, value])

@@ -1,13 +1,12 @@
-"""Working memory, its helpers, sharing between agents, persistence, and the injection ledger.
+"""Writes of working memory, its helpers, sharing between agents, persistence, and the injection ledger
+(the reads are in `ledger.selectors`).
 
-Every function takes the owner's id and a validated conversation id; the Redis keys and Lua scripts
-live in `ledger.redis_store`. Values are stored JSON-encoded (compact, UTF-8) and decoded on the way
-out; a value some other client stored as plain text comes back as that text.
+Every function takes the owner's id and a validated conversation id; the Redis keys, Lua scripts and
+the value encoding (JSON, compact, UTF-8) live in `ledger.redis_store`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -17,8 +16,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.models import Agent
-from ledger import redis_store
+from ledger import redis_store, selectors
 from ledger.models import WorkingMemorySnapshot
+
+# palace and episodic still read working memory through this module until their refactors move them to
+# ledger.selectors; these two re-exports go then.
+from ledger.selectors import working_memory_field_get as working_memory_field_get
+from ledger.selectors import working_memory_get as working_memory_get
 from memory_site.lib.errors import ConflictError, NotFoundError, ServiceError
 
 MAX_FIELD_NAME_LENGTH: Final = 256
@@ -33,8 +37,6 @@ TOOL_STATE_PREFIX: Final = "tool_state:"
 INTERMEDIATE_PREFIX: Final = "intermediate:"
 
 MESSAGE_TOO_LARGE: Final = "Working memory would exceed its size limit; nothing was written."
-MESSAGE_WM_UNAVAILABLE: Final = "working memory is unavailable: Redis is not reachable"
-MESSAGE_LEDGER_UNAVAILABLE: Final = "the injection ledger is unavailable: Redis is not reachable"
 MESSAGE_BUSY: Final = "Working memory changed under this update too many times; try again."
 MESSAGE_NO_SNAPSHOT: Final = "No persisted working memory for this conversation."
 MESSAGE_NOTHING_TO_PERSIST: Final = "This conversation has no working memory to persist; the saved copy is unchanged."
@@ -61,17 +63,6 @@ class SnapshotMissing(NotFoundError):
 
 class NothingToPersist(ConflictError):
     message = MESSAGE_NOTHING_TO_PERSIST
-
-
-def encode(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def decode(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
 
 
 @dataclass(frozen=True)
@@ -124,48 +115,14 @@ def working_memory_merge(
 ) -> WriteResult:
     """Merge `fields` into the conversation's working memory (never replacing the hash) and set its TTL:
     `ttl_seconds`, else WORKING_MEMORY_TTL; KEEP_POLICY keeps the conversation's current policy."""
-    values = {name: encode(value) for name, value in fields.items()}
+    values = {name: redis_store.encode(value) for name, value in fields.items()}
     keys = (
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     )
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
+    with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
         merged = _merge(*keys, values, ttl_seconds=ttl_seconds)
     return WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
-
-
-def working_memory_get(*, owner_id: int, conversation_id: str) -> dict[str, Any]:
-    """Every field, decoded; `{}` for an unknown conversation. Re-arms the TTL."""
-    keys = [
-        redis_store.working_memory_key(owner_id, conversation_id),
-        redis_store.ttl_policy_key(owner_id, conversation_id),
-    ]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
-        flat = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "all", ""])
-    assert isinstance(flat, list)
-    return {flat[i]: decode(flat[i + 1]) for i in range(0, len(flat), 2)}
-
-
-def working_memory_field_get(*, owner_id: int, conversation_id: str, field: str) -> tuple[bool, Any]:
-    """(exists, decoded value) of one field. Re-arms the TTL."""
-    keys = [
-        redis_store.working_memory_key(owner_id, conversation_id),
-        redis_store.ttl_policy_key(owner_id, conversation_id),
-    ]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
-        raw = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "field", field])
-    return (False, None) if raw is None else (True, decode(str(raw)))
-
-
-def working_memory_keys(*, owner_id: int, conversation_id: str) -> list[str]:
-    keys = [
-        redis_store.working_memory_key(owner_id, conversation_id),
-        redis_store.ttl_policy_key(owner_id, conversation_id),
-    ]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
-        names = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "keys", ""])
-    assert isinstance(names, list)
-    return sorted(names)
 
 
 def working_memory_delete(*, owner_id: int, conversation_id: str, fields: list[str] | None = None) -> int:
@@ -174,7 +131,7 @@ def working_memory_delete(*, owner_id: int, conversation_id: str, fields: list[s
         redis_store.working_memory_key(owner_id, conversation_id),
         redis_store.ttl_policy_key(owner_id, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
+    with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
         deleted = redis_store.run(redis_store.DELETE, keys, [settings.WORKING_MEMORY_TTL, *(fields or [])])
     return int(deleted)  # type: ignore[call-overload]
 
@@ -190,12 +147,14 @@ def working_memory_field_update(
     change makes it read again. The size limit is checked by the same script."""
     hash_key = redis_store.working_memory_key(owner_id, conversation_id)
     ttl_key = redis_store.ttl_policy_key(owner_id, conversation_id)
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
+    with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
         for _ in range(_CAS_ATTEMPTS):
             raw = redis_store.get_redis().hget(hash_key, field)
-            value = update(_MISSING if raw is None else decode(str(raw)))
+            value = update(_MISSING if raw is None else redis_store.decode(str(raw)))
             guards = [(field, None if raw is None else str(raw))]
-            merged = _merge(hash_key, ttl_key, {field: encode(value)}, ttl_seconds=KEEP_POLICY, guards=guards)
+            merged = _merge(
+                hash_key, ttl_key, {field: redis_store.encode(value)}, ttl_seconds=KEEP_POLICY, guards=guards
+            )
             if merged.status != -2:
                 return value, WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
     raise WorkingMemoryBusy(MESSAGE_BUSY)
@@ -230,14 +189,6 @@ def conversation_append(*, owner_id: int, conversation_id: str, message: dict[st
     return list(value)
 
 
-def tool_state_field(tool_name: str) -> str:
-    return f"{TOOL_STATE_PREFIX}{tool_name}"
-
-
-def intermediate_field(step_name: str) -> str:
-    return f"{INTERMEDIATE_PREFIX}{step_name}"
-
-
 # --- sharing between the owner's agents ---------------------------------------------------------------
 
 
@@ -249,20 +200,9 @@ def working_memory_share(*, owner_id: int, source: Agent, target: Agent, key: st
         redis_store.shared_key(owner_id, str(source.id), str(target.id)),
         redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
     )
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
-        merged = _merge(*keys, {key: encode(value)}, ttl_seconds=None)
+    with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
+        merged = _merge(*keys, {key: redis_store.encode(value)}, ttl_seconds=None)
     return WriteResult(size_bytes=merged.size, ttl_seconds=merged.ttl)
-
-
-def working_memory_retrieve_shared(*, owner_id: int, source: Agent, target: Agent, key: str) -> tuple[bool, Any]:
-    """What `source` shared with `target` under `key`: (exists, value)."""
-    keys = [
-        redis_store.shared_key(owner_id, str(source.id), str(target.id)),
-        redis_store.shared_ttl_key(owner_id, str(source.id), str(target.id)),
-    ]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
-        raw = redis_store.run(redis_store.READ, keys, [settings.WORKING_MEMORY_TTL, "field", key])
-    return (False, None) if raw is None else (True, decode(str(raw)))
 
 
 # --- persistence ------------------------------------------------------------------------------------
@@ -272,7 +212,7 @@ def working_memory_persist(*, owner: User, conversation_id: str, agent: Agent | 
     """Save the conversation's working memory (raw values and TTL policy) to PostgreSQL, replacing an
     earlier save. Redis is read before the transaction (STYLE habit 6)."""
     hash_key = redis_store.working_memory_key(owner.pk, conversation_id)
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
+    with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
         pipe: Any = redis_store.get_redis().pipeline(transaction=True)
         raw, policy = pipe.hgetall(hash_key).get(redis_store.ttl_policy_key(owner.pk, conversation_id)).execute()
     if not raw:
@@ -296,7 +236,7 @@ def working_memory_persist(*, owner: User, conversation_id: str, agent: Agent | 
 
 def working_memory_load(*, owner: User, conversation_id: str) -> dict[str, Any]:
     """Put the persisted working memory back in Redis (replacing what is there), with a fresh TTL."""
-    snapshot = WorkingMemorySnapshot.objects.filter(owner=owner, conversation_id=conversation_id).first()
+    snapshot = selectors.working_memory_snapshot_get(owner=owner, conversation_id=conversation_id)
     if snapshot is None:
         raise SnapshotMissing(MESSAGE_NO_SNAPSHOT)
     args: list[str | int] = [snapshot.ttl_seconds]
@@ -306,34 +246,19 @@ def working_memory_load(*, owner: User, conversation_id: str) -> dict[str, Any]:
         redis_store.working_memory_key(owner.pk, conversation_id),
         redis_store.ttl_policy_key(owner.pk, conversation_id),
     ]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_WM_UNAVAILABLE):
+    with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
         redis_store.run(redis_store.RESTORE, keys, args)
-    return {name: decode(value) for name, value in snapshot.fields.items()}
+    return {name: redis_store.decode(value) for name, value in snapshot.fields.items()}
 
 
 # --- injection ledger ---------------------------------------------------------------------------------
 
 
-def _ledger(owner_id: int, conversation_id: str, op: str, item: str = "", value: str = "") -> Any:
-    keys = [redis_store.ledger_key(owner_id, conversation_id), redis_store.ttl_policy_key(owner_id, conversation_id)]
-    with redis_store.redis_errors_as_unavailable(MESSAGE_LEDGER_UNAVAILABLE):
-        return redis_store.run(redis_store.LEDGER, keys, [settings.WORKING_MEMORY_TTL, op, item, value])
-
-
-def ledger_get_all(*, owner_id: int, conversation_id: str) -> dict[str, str]:
-    flat = _ledger(owner_id, conversation_id, "all")
-    return {flat[i]: flat[i + 1] for i in range(0, len(flat), 2)}
-
-
-def ledger_check(*, owner_id: int, conversation_id: str, item: str) -> bool:
-    return bool(_ledger(owner_id, conversation_id, "check", item))
-
-
 def ledger_mark(*, owner_id: int, conversation_id: str, item: str, value: str = "injected") -> bool:
     """Mark `item` injected; True when it was not marked before (marking twice is harmless)."""
-    return bool(_ledger(owner_id, conversation_id, "mark", item, value))
+    return bool(redis_store.ledger_run(owner_id, conversation_id, "mark", item, value))
 
 
 def ledger_evict(*, owner_id: int, conversation_id: str, item: str) -> bool:
     """Forget `item`, so it may be injected again; True when it was marked."""
-    return bool(_ledger(owner_id, conversation_id, "evict", item))
+    return bool(redis_store.ledger_run(owner_id, conversation_id, "evict", item))

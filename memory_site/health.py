@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Literal, TypedDict
 
 from django.db import DatabaseError, connection
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -78,24 +78,17 @@ def health_report() -> tuple[dict[str, object], bool]:
     return {"status": status, "components": components}, database_up
 
 
-_Component = inline_serializer(
-    name="HealthComponent",
-    fields={
-        "status": serializers.ChoiceField(choices=["up", "down"]),
-        "latency_ms": serializers.FloatField(required=False),
-        "detail": serializers.CharField(),
-    },
-)
-_Report = inline_serializer(
-    name="Health",
-    fields={
-        "status": serializers.ChoiceField(choices=["ok", "degraded", "down"]),
-        "components": inline_serializer(
-            name="HealthComponents",
-            fields={"database": _Component, "redis": _Component, "worker": _Component, "beat": _Component},
-        ),
-    },
-)
+class HealthComponent(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["up", "down"])
+    latency_ms = serializers.FloatField(required=False)
+    detail = serializers.CharField()
+
+
+class HealthComponents(serializers.Serializer):
+    database = HealthComponent()
+    redis = HealthComponent()
+    worker = HealthComponent()
+    beat = HealthComponent()
 
 
 class HealthApi(APIView):
@@ -103,11 +96,15 @@ class HealthApi(APIView):
     permission_classes = [AllowAny]
     throttle_classes = []
 
+    class OutputSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=["ok", "degraded", "down"])
+        components = HealthComponents()
+
     @extend_schema(
         operation_id="health",
         summary="Health of the database, Redis, the Celery worker and beat",
         description="200 while the database is up (other components may be down: status `degraded`), 503 otherwise.",
-        responses={200: _Report, 503: _Report},
+        responses={200: OutputSerializer, 503: OutputSerializer},
         auth=[],
     )
     def get(self, request: Request) -> Response:

@@ -93,19 +93,23 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
     _manage(env, "bootstrap_demo")
     commands = {
         "web": [
-            str(BIN / "gunicorn"), "memory_site.wsgi:application",
-            "--bind", f"{config.host}:{config.port}",
-            "--workers", str(config.web_concurrency), "--threads", "4",
-            "--graceful-timeout", "10",
+            str(BIN / "gunicorn"),
+            "memory_site.wsgi:application",
+            *("--bind", f"{config.host}:{config.port}"),
+            *("--workers", str(config.web_concurrency)),
+            *("--threads", "4"),
+            *("--graceful-timeout", "10"),
             # Two checkouts on one machine would fight over the default ~/.gunicorn/gunicorn.ctl.
             "--no-control-socket",
         ],
         "worker": [
-            str(BIN / "celery"), "-A", "memory_site", "worker", "--loglevel", "INFO",
-            "--concurrency", str(config.worker_concurrency), "--hostname", "worker@%h",
+            *(str(BIN / "celery"), "-A", "memory_site", "worker"),
+            *("--loglevel", "INFO"),
+            *("--concurrency", str(config.worker_concurrency)),
+            *("--hostname", "worker@%h"),
         ],
         "beat": [str(BIN / "celery"), "-A", "memory_site", "beat", "--loglevel", "INFO", "--pidfile="],
-    }  # fmt: skip
+    }
     for name, command in commands.items():
         processes[name] = subprocess.Popen(command, env=env, cwd=BASE_DIR, preexec_fn=_die_with_parent)
     _say(
@@ -120,8 +124,13 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
         time.sleep(0.5)
 
 
+def suite_state_dir() -> Path:
+    """Where the suite's own servers keep their data (never `make run`'s)."""
+    return Path(os.environ.get("LOCI_TEST_STATE_DIR", str(BASE_DIR / ".state" / "test"))).resolve()
+
+
 def test(config: Config, pytest_args: list[str]) -> int:
-    state_dir = Path(os.environ.get("LOCI_TEST_STATE_DIR", str(BASE_DIR / ".state" / "test"))).resolve()
+    state_dir = suite_state_dir()
     pytest: subprocess.Popen[bytes] | None = None
 
     def forward(signum: int, frame: FrameType | None) -> None:

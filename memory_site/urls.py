@@ -3,6 +3,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.api.urls import api_urlpatterns as accounts_api
 from episodic.api.urls import api_urlpatterns as episodic_api
 from episodic.api.urls import compat_urlpatterns as episodic_compat
 from ledger.api.urls import api_urlpatterns as ledger_api
@@ -12,7 +13,7 @@ from palace.api.urls import api_urlpatterns as palace_api
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
-    path("", include("accounts.api.urls")),
+    *accounts_api,
     *ledger_api,
     *episodic_api,
     *palace_api,

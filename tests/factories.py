@@ -26,13 +26,20 @@ class Persona:
         return {"HTTP_AUTHORIZATION": f"Bearer {self.key}"}
 
 
-def make_user(name: str = "user") -> User:
-    user, _ = services.user_ensure(username=f"{name}-{next(_counter)}")  # no password: tests log in with force_login
+def make_user(name: str = "user", *, superuser: bool = False) -> User:
+    """A user with memory settings; no password: tests log in with force_login. A superuser is staff
+    too (the admin's operator)."""
+    user, _ = services.user_ensure(username=f"{name}-{next(_counter)}", is_superuser=superuser)
     return user
 
 
+def make_agent(*, owner: User, name: str | None = None) -> Agent:
+    return services.agent_create(owner=owner, name=name or f"agent-{next(_counter)}")
+
+
 def make_persona(*, user: User | None = None, agent_name: str | None = None) -> Persona:
-    user = user or make_user()
-    agent = services.agent_create(owner=user, name=agent_name or f"agent-{next(_counter)}")
+    """An agent with an API key: as a client of the API sees it."""
+    agent = make_agent(owner=user or make_user(), name=agent_name)
+    user = agent.owner
     issued = services.api_key_issue(agent=agent)
     return Persona(user=user, agent=agent, api_key=issued.api_key, key=issued.raw_key)

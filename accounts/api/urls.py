@@ -1,9 +1,11 @@
+"""Routes of the accounts app, all under /api/v1/ (it has no reference-service paths)."""
+
 from django.urls import path
 
 from accounts.api import views
 from memory_site.api.routing import by_method
 
-urlpatterns = [
+api_urlpatterns = [
     path("agents/me", views.AgentMeApi.as_view(), name="agent-me"),
     path("agents", by_method(get=views.AgentListApi, post=views.AgentCreateApi), name="agents"),
     path(

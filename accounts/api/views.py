@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -16,8 +16,9 @@ from accounts import selectors, services
 from accounts.models import Agent, ApiKey
 from memory_site.api.authentication import HasApiKey, owned_agent, request_agent, request_owner
 from memory_site.api.fields import StrictCharField
+from memory_site.api.lists import ListOutput, list_response
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES, paginated
+from memory_site.api.schema import ERROR_RESPONSES
 
 MESSAGE_KEY_NOT_FOUND = "API key not found."
 
@@ -55,10 +56,13 @@ class AgentMeApi(APIView):
 
 
 class AgentListApi(APIView):
+    class OutputSerializer(ListOutput):
+        results = AgentOutputSerializer(many=True)
+
     @extend_schema(
         operation_id="agents_list",
         summary="List the owner's agents",
-        responses={200: paginated(AgentOutputSerializer), **ERROR_RESPONSES},
+        responses={200: OutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         return paginated_response(
@@ -126,10 +130,13 @@ class ApiKeyOutputSerializer(serializers.ModelSerializer):
 
 
 class ApiKeyListApi(APIView):
+    class OutputSerializer(ListOutput):
+        results = ApiKeyOutputSerializer(many=True)
+
     @extend_schema(
         operation_id="keys_list",
         summary="List the owner's API keys (never the keys themselves)",
-        responses={200: paginated(ApiKeyOutputSerializer), **ERROR_RESPONSES},
+        responses={200: OutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
         return paginated_response(
@@ -187,17 +194,25 @@ class ApiKeyRevokeApi(APIView):
         return Response(ApiKeyOutputSerializer(services.api_key_revoke(api_key=api_key)).data)
 
 
-class UsageSummaryApi(APIView):
-    class OutputSerializer(serializers.Serializer):
-        source = StrictCharField()  # type: ignore[assignment]
-        calls = serializers.IntegerField()
-        items = serializers.IntegerField()
-        input_tokens = serializers.IntegerField()
-        output_tokens = serializers.IntegerField()
-        cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6)
+class UsageOutputSerializer(serializers.Serializer):
+    source = StrictCharField()  # type: ignore[assignment]
+    calls = serializers.IntegerField()
+    items = serializers.IntegerField()
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
+    cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6)
 
-    @extend_schema(operation_id="usage_summary", summary="Embedding and LLM usage of the owner, per source",
-                   responses={200: inline_serializer("UsageSummary", {"results": OutputSerializer(many=True)}), **ERROR_RESPONSES})  # fmt: skip
+
+class UsageSummaryApi(APIView):
+    class OutputSerializer(ListOutput):
+        results = UsageOutputSerializer(many=True)
+
+    @extend_schema(
+        operation_id="usage_summary",
+        summary="Embedding and LLM usage of the owner, per source",
+        description="One row per source, all of them: `next` and `previous` are always null.",
+        responses={200: OutputSerializer, **ERROR_RESPONSES},
+    )
     def get(self, request: Request) -> Response:
         rows = selectors.usage_summary(owner=request_owner(request))
-        return Response({"results": self.OutputSerializer(rows, many=True).data})
+        return list_response(request, list(UsageOutputSerializer(rows, many=True).data))

@@ -1,8 +1,10 @@
 """The one error envelope: every API error answers `{"message": str, "extra": {...}}`.
 
-`exception_handler` is DRF's EXCEPTION_HANDLER; `json_error_view` answers Django-level errors (an
-unknown URL, a crash outside DRF) under the API prefixes the same way. Messages are module constants
-so tests and clients can rely on them.
+`exception_handler` is DRF's EXCEPTION_HANDLER: it maps the services' domain errors
+(`memory_site.lib.errors.ServiceError`), DRF's and our HTTP-level exceptions (`memory_site.api.exceptions`)
+and infrastructure outages (503) in one place. `json_error` answers Django-level errors (an unknown URL,
+a crash outside DRF) under the API prefixes the same way (memory_site/views.py). Messages are module
+constants so tests and clients can rely on them.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from memory_site.api.exceptions import (
     MESSAGE_PAYLOAD_TOO_LARGE,
     MESSAGE_REDIS_DOWN,
     MESSAGE_SERVER_ERROR,
-    Conflict,
     PayloadTooLarge,
     ServiceUnavailable,
 )
@@ -42,7 +43,6 @@ __all__ = [
     "MESSAGE_PAYLOAD_TOO_LARGE",
     "MESSAGE_REDIS_DOWN",
     "MESSAGE_SERVER_ERROR",
-    "Conflict",
     "PayloadTooLarge",
     "ServiceUnavailable",
     "exception_handler",

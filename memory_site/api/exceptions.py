@@ -1,5 +1,14 @@
-"""API exceptions and their stable messages. Kept free of DRF's views so parsers and services can
-import them without a cycle (DRF's APIView imports the parser classes at class creation)."""
+"""The HTTP layer's own exceptions (DRF `APIException`s) and the stable messages of the envelope.
+
+Two kinds of error reach the client, and they live apart:
+- domain errors, raised by services and selectors: `memory_site.lib.errors.ServiceError` and its
+  subclasses, free of DRF so tasks and commands can raise them too;
+- HTTP-level errors that only the request plumbing can raise (a body over the parser's limit) or that
+  the exception handler answers infrastructure failures with (503): these, here.
+`memory_site.api.errors.exception_handler` maps both to the one envelope.
+
+Kept free of DRF's views so the parsers can import it without a cycle (DRF's APIView imports the
+parser classes at class creation)."""
 
 from __future__ import annotations
 
@@ -23,12 +32,6 @@ class PayloadTooLarge(exceptions.APIException):
     def __init__(self, detail: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
         super().__init__(detail)
         self.extra = extra or {}  # goes to the envelope's "extra" as given (numbers stay numbers)
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "Conflict."
-    default_code = "conflict"
 
 
 class ServiceUnavailable(exceptions.APIException):

@@ -26,16 +26,20 @@ def _delegate(operation: type[APIView], method: str) -> Callable[..., Any]:
 
 
 def by_method(**operations: type[APIView]) -> Callable[..., Any]:
-    def get_permissions(self: APIView) -> Sequence[Any]:
-        operation = operations.get((self.request.method or "").lower())
-        classes = operation.permission_classes if operation is not None else self.permission_classes
-        return [permission() for permission in classes]
-
-    attrs: dict[str, Any] = {method: _delegate(operation, method) for method, operation in operations.items()}
-    attrs["get_permissions"] = get_permissions
-    attrs["__doc__"] = " / ".join(f"{m.upper()}: {op.__name__}" for m, op in operations.items())
-    # The composite inherits what its operations share (error mapping, helpers): their closest common base.
     views = list(operations.values())
+    # The composite inherits what its operations share (authentication, throttles, `not_found_message`
+    # for the exception handler): their closest common base.
     base = next(cls for cls in views[0].__mro__ if all(issubclass(view, cls) for view in views))
-    composite: type[APIView] = type("".join(op.__name__ for op in views), (base,), attrs)
-    return composite.as_view()
+
+    class ByMethod(base):  # type: ignore[misc,valid-type]
+        __doc__ = " / ".join(f"{m.upper()}: {op.__name__}" for m, op in operations.items())
+
+        def get_permissions(self) -> Sequence[Any]:
+            operation = operations.get((self.request.method or "").lower())
+            classes = operation.permission_classes if operation is not None else self.permission_classes
+            return [permission() for permission in classes]
+
+    for method, operation in operations.items():
+        setattr(ByMethod, method, _delegate(operation, method))
+    ByMethod.__name__ = ByMethod.__qualname__ = "".join(op.__name__ for op in views)
+    return ByMethod.as_view()

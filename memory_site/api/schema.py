@@ -11,13 +11,13 @@ from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
-ErrorEnvelope = inline_serializer(
-    name="ErrorEnvelope",
-    fields={
-        "message": serializers.CharField(help_text="A stable, human-readable message."),
-        "extra": serializers.DictField(help_text="Details, e.g. `fields` for validation errors."),
-    },
-)
+
+class ErrorEnvelope(serializers.Serializer):
+    """The body of every API error (memory_site/api/errors.py)."""
+
+    message = serializers.CharField(help_text="A stable, human-readable message.")
+    extra = serializers.DictField(help_text="Details, e.g. `fields` for validation errors.")
+
 
 ERROR_RESPONSES = {
     400: OpenApiResponse(ErrorEnvelope, description="Invalid input"),
@@ -65,7 +65,10 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
 
 @functools.cache  # one component per item serializer, however many views list it
 def paginated(serializer_class: type[serializers.BaseSerializer]) -> serializers.Serializer:
-    """The schema of a page of `serializer_class` items as BoundedPageNumberPagination returns it."""
+    """The schema of a page of `serializer_class` items as BoundedPageNumberPagination returns it.
+
+    Superseded by a named `memory_site.api.lists.ListOutput` subclass per list; palace still uses it
+    until its refactor is merged, then it goes."""
     name = serializer_class.__qualname__.replace(".", "").removesuffix("Serializer")
     return inline_serializer(
         name=f"Paginated{name}List",

@@ -2,7 +2,9 @@
 
 A service says what went wrong and how an HTTP client should hear it (status, message, extra); the
 API's one exception handler (memory_site/api/errors.py) turns it into the error envelope. Views never
-catch these themselves. Kept free of Django and DRF so services, tasks and commands can raise it.
+catch these themselves. Kept free of Django and DRF so services, tasks and commands can raise it; the
+few errors only the HTTP layer raises (a body over the parser's limit) are DRF exceptions in
+memory_site/api/exceptions.py.
 """
 
 from __future__ import annotations

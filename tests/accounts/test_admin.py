@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django_celery_beat.models import PeriodicTask
 from rest_framework.test import APIClient
@@ -12,6 +11,7 @@ from episodic.services.context_entries import entry_create
 from episodic.services.contexts import context_create
 from episodic.services.snapshots import snapshot_create
 from tests.conftest import Personas
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def operator() -> Client:
     client = Client()
-    client.force_login(User.objects.create_superuser("operator", "op@example.com", "a-long-password"))
+    client.force_login(make_user("operator", superuser=True))
     return client
 
 

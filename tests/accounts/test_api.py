@@ -4,12 +4,14 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from accounts import services
 from accounts.api.views import MESSAGE_KEY_NOT_FOUND
 from accounts.models import Agent
 from accounts.services import MESSAGE_AGENT_NAME_TAKEN
 from memory_site.api.authentication import MESSAGE_AGENT_NOT_FOUND, MESSAGE_NEEDS_API_KEY
 from memory_site.api.errors import MESSAGE_INVALID_INPUT
 from tests.conftest import Personas
+from tests.factories import make_agent
 
 pytestmark = pytest.mark.django_db
 
@@ -111,8 +113,8 @@ def test_a_key_defaults_to_the_calling_agent(api: APIClient, personas: Personas)
 
 @override_settings(API_PAGE_SIZE=2, API_MAX_PAGE_SIZE=3)
 def test_pages_are_bounded(api: APIClient, personas: Personas) -> None:
-    for index in range(4):
-        api.post("/api/v1/agents", {"name": f"extra-{index}"}, format="json", **personas.owner.headers)
+    for _ in range(4):
+        make_agent(owner=personas.owner.user)
     first = api.get("/api/v1/agents", **personas.owner.headers).json()
     assert first["count"] == 6 and len(first["results"]) == 2 and first["next"]
     capped = api.get("/api/v1/agents?page_size=1000", **personas.owner.headers).json()
@@ -134,3 +136,23 @@ def test_strings_are_not_made_out_of_numbers(api: APIClient, personas: Personas)
     response = api.post("/api/v1/agents", {"name": 123}, format="json", **personas.owner.headers)
     assert response.status_code == 400 and "name" in response.json()["extra"]["fields"]
     assert not Agent.objects.filter(name="123").exists()
+
+
+def test_usage_is_summed_per_source_for_the_owner_only(api: APIClient, personas: Personas) -> None:
+    owner = personas.owner.user
+    for tokens in (10, 30):
+        services.usage_record(
+            owner_id=owner.pk, source="memory_embed", provider="openai", model="m", items=2, input_tokens=tokens
+        )
+    services.usage_record(
+        owner_id=personas.outsider.user.pk, source="memory_rerank", provider="openai", model="gpt-4o-mini", items=1
+    )
+    body = api.get("/api/v1/usage", **personas.teammate.headers).json()
+    assert (body["count"], body["next"], body["previous"]) == (1, None, None)
+    [row] = body["results"]
+    assert {k: row[k] for k in ("source", "calls", "items", "input_tokens")} == {
+        "source": "memory_embed",
+        "calls": 2,
+        "items": 4,
+        "input_tokens": 40,
+    }

@@ -9,7 +9,7 @@ import redis
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from ledger import redis_store, services
+from ledger import redis_store, selectors, services
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def test_concurrent_appends_lose_nothing(personas: Personas, conversation: str) 
         thread.start()
     for thread in threads:
         thread.join()
-    _, content = services.working_memory_field_get(owner_id=owner_id, conversation_id=conversation, field="scratchpad")
+    _, content = selectors.working_memory_field_get(owner_id=owner_id, conversation_id=conversation, field="scratchpad")
     assert sorted(content.split("\n")) == sorted(f"{w}-{i}" for w in range(4) for i in range(15))
 
 

@@ -3,35 +3,17 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.test import override_settings
 from rest_framework.test import APIClient
 
-from ledger.services import MESSAGE_LEDGER_UNAVAILABLE, MESSAGE_WM_UNAVAILABLE
+from ledger.redis_store import MESSAGE_LEDGER_UNAVAILABLE, MESSAGE_WM_UNAVAILABLE
 from memory_site import embedded
-from memory_site.redis_client import get_redis
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def own_redis() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="loci-rd-") as folder:
-        state = Path(folder)
-        url = embedded.start_redis(state)
-        get_redis.cache_clear()
-        try:
-            with override_settings(REDIS_URL=url):
-                yield state
-        finally:
-            embedded.stop_redis(state)
-            get_redis.cache_clear()
 
 
 def test_redis_down_is_a_quick_503_and_recovery_needs_no_restart(

@@ -4,13 +4,13 @@ import pytest
 import redis
 from rest_framework.test import APIClient
 
-from accounts import services as account_services
 from ledger import redis_store
-from ledger.api.views import MESSAGE_NOT_SHARED
 from ledger.models import WorkingMemorySnapshot
+from ledger.selectors import MESSAGE_NOT_SHARED
 from ledger.services import MESSAGE_NO_SNAPSHOT
 from memory_site.api.authentication import MESSAGE_AGENT_NOT_FOUND
 from tests.conftest import Personas
+from tests.factories import make_persona
 
 pytestmark = pytest.mark.django_db
 
@@ -30,9 +30,8 @@ def test_an_agent_shares_a_value_with_a_teammate(api: APIClient, personas: Perso
     got = api.get(f"/api/v1/shared-memory/{owner.agent.id}/plan", **teammate.headers)
     assert got.json() == {"source_agent_id": str(owner.agent.id), "key": "plan", "value": {"steps": [1, 2]}}
     # Shared *with the teammate*: another agent of the same owner was not given it.
-    third = account_services.agent_create(owner=owner.user, name="third")
-    third_key = account_services.api_key_issue(agent=third).raw_key
-    response = api.get(f"/api/v1/shared-memory/{owner.agent.id}/plan", HTTP_X_API_KEY=third_key)
+    third = make_persona(user=owner.user)
+    response = api.get(f"/api/v1/shared-memory/{owner.agent.id}/plan", HTTP_X_API_KEY=third.key)
     assert (response.status_code, response.json()["message"]) == (404, MESSAGE_NOT_SHARED)
 
 

@@ -9,8 +9,8 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from ledger import redis_store, services
-from ledger.api.views import MESSAGE_BAD_CONVERSATION_ID
 from memory_site.api.exceptions import MESSAGE_INVALID_INPUT
+from memory_site.lib.ids import MESSAGE_BAD_CONVERSATION_ID
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,8 @@ def _put(api: APIClient, personas: Personas, conversation: str, body: Any, **kwa
 
 
 def _hash(raw_redis: redis.Redis, personas: Personas, conversation: str) -> dict[str, str]:
-    return dict(raw_redis.hgetall(redis_store.working_memory_key(personas.owner.user.pk, conversation)))  # type: ignore[arg-type]
+    key = redis_store.working_memory_key(personas.owner.user.pk, conversation)
+    return dict(raw_redis.hgetall(key))  # type: ignore[arg-type]
 
 
 def test_an_unknown_conversation_is_an_empty_object(api: APIClient, personas: Personas, conversation: str) -> None:

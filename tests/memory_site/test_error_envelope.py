@@ -146,8 +146,9 @@ def test_a_chunked_body_without_length_is_a_411() -> None:
 
     from memory_site.middleware import api_trailing_slash
 
-    request = RequestFactory().post("/api/v1/agents", b'{"name": "x"}', content_type="application/json",
-                                    HTTP_TRANSFER_ENCODING="chunked")  # fmt: skip
+    request = RequestFactory().post(
+        "/api/v1/agents", b'{"name": "x"}', content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
+    )
     del request.META["CONTENT_LENGTH"]  # what a WSGI server hands Django for a chunked body
     response = api_trailing_slash(lambda r: HttpResponse("reached the view"))(request)
     assert response.status_code == 411 and b"Content-Length" in response.content

@@ -4,8 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts import services
-from accounts.models import ApiKey
+from accounts import selectors, services
 
 
 class Command(BaseCommand):
@@ -16,7 +15,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, prefix: str, **options: Any) -> None:
         # An operator's command: it may revoke any owner's key.
-        api_key = ApiKey.objects.select_related("agent").filter(prefix=prefix).first()
+        api_key = selectors.api_key_get_for_operator(prefix=prefix)
         if api_key is None:
             raise CommandError(f"no API key with prefix {prefix!r}")
         services.api_key_revoke(api_key=api_key)
