@@ -39,8 +39,10 @@ def main() -> int:
     questions = [r["question"] for r in records]
     started = time.perf_counter()
     embedder = LocalMiniLMEmbedder(threads=args.threads, batch_size=args.batch)
-    print(f"model loaded in {time.perf_counter() - started:.2f}s; {len(turns)} turns, "
-          f"mean {statistics.fmean(len(t) for t in turns):.0f} characters")  # fmt: skip
+    print(
+        f"model loaded in {time.perf_counter() - started:.2f}s; {len(turns)} turns, "
+        f"mean {statistics.fmean(len(t) for t in turns):.0f} characters"
+    )
 
     started = time.perf_counter()
     for start in range(0, len(turns), args.batch * 4):
@@ -57,8 +59,10 @@ def main() -> int:
         embedder.embed_query(question)
         latencies.append((time.perf_counter() - started) * 1000)
     latencies.sort()
-    print(f"query: median {statistics.median(latencies):.2f} ms, p95 {latencies[int(0.95 * len(latencies))]:.2f} ms "
-          f"over {args.queries} queries")  # fmt: skip
+    print(
+        f"query: median {statistics.median(latencies):.2f} ms, p95 {latencies[int(0.95 * len(latencies))]:.2f} ms "
+        f"over {args.queries} queries"
+    )
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 

@@ -58,10 +58,21 @@ def seed(owner_name: str, count: int, base_texts: list[str], base_vectors: list[
         vector = vectors[base] + np.asarray(rng.normal(0, 0.04, vectors.shape[1]), dtype=np.float32)
         vector /= np.linalg.norm(vector)
         summary = f"{base_texts[base]} (variant {index})"
-        batch.append(Episode(owner=owner, agent=agent, conversation_id=f"bench-{index}", summary=summary,
-                             keywords=[], topic="", occurred_at=now - timedelta(minutes=index),
-                             expires_at=now + timedelta(days=3650), search_text=summary,
-                             embedding=vector.tolist(), embedding_model="bench"))  # fmt: skip
+        batch.append(
+            Episode(
+                owner=owner,
+                agent=agent,
+                conversation_id=f"bench-{index}",
+                summary=summary,
+                keywords=[],
+                topic="",
+                occurred_at=now - timedelta(minutes=index),
+                expires_at=now + timedelta(days=3650),
+                search_text=summary,
+                embedding=vector.tolist(),
+                embedding_model="bench",
+            )
+        )
         if len(batch) == 2000:
             Episode.objects.bulk_create(batch)
             batch.clear()
@@ -119,8 +130,12 @@ def main() -> int:
     empty = 0
     for index in range(args.queries + 10):
         body = json.dumps({"query": questions[index % len(questions)], "limit": 10}).encode()
-        request = urllib.request.Request(f"{args.url}/api/v1/episodes/search", data=body, method="POST",
-                                         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})  # fmt: skip
+        request = urllib.request.Request(
+            f"{args.url}/api/v1/episodes/search",
+            data=body,
+            method="POST",
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        )
         started = time.perf_counter()
         with urllib.request.urlopen(request) as response:
             results = json.load(response)["results"]
@@ -128,8 +143,11 @@ def main() -> int:
             latencies.append((time.perf_counter() - started) * 1000)
             empty += not results
     latencies.sort()
-    print(f"search over the API: p50 {statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
-          f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)")  # fmt: skip
+    print(
+        f"search over the API: p50 {statistics.median(latencies):.1f} ms, "
+        f"p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
+        f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)"
+    )
     return 0
 
 

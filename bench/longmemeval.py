@@ -122,10 +122,14 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
     for (_, session), date, external in zip(sessions, dates, external_ids, strict=True):
         when = parse_date(date) if date else None
         turns: list[intake.TurnInput] = [
-            {"role": t["role"] if t.get("role") in ("user", "assistant", "system", "tool") else "user",
-             "content": str(t["content"]), "timestamp": when}
-            for t in session if str(t.get("content") or "").strip()
-        ]  # fmt: skip
+            {
+                "role": t["role"] if t.get("role") in ("user", "assistant", "system", "tool") else "user",
+                "content": str(t["content"]),
+                "timestamp": when,
+            }
+            for t in session
+            if str(t.get("content") or "").strip()
+        ]
         intake.conversation_create(
             owner=owner, agent=None, external_id=external, turns=turns, complete=True, started_at=when
         )
@@ -240,9 +244,12 @@ def run(questions: list[dict[str, Any]], out: Path, reuse: bool) -> int:
             results.write(json.dumps(row) + "\n")
             results.flush()
             hit = lme_scoring.recall_any(ranked, set(row["answer_session_ids"]), 5)
-            print(f"[{number}/{len(questions)}] {print_id} {row['question_type']}: "
-                  f"{'hit' if hit else 'MISS'}@5, ingest {row['ingest_seconds']:.0f}s "
-                  f"({row['turns']} turns), recall {timings['recall_ms']:.0f} ms", flush=True)  # fmt: skip
+            print(
+                f"[{number}/{len(questions)}] {print_id} {row['question_type']}: "
+                f"{'hit' if hit else 'MISS'}@5, ingest {row['ingest_seconds']:.0f}s "
+                f"({row['turns']} turns), recall {timings['recall_ms']:.0f} ms",
+                flush=True,
+            )
     elapsed = time.perf_counter() - started
     summary = lme_scoring.summarise(questions, rows)
     latencies = sorted(r["recall_ms"] for r in rows)

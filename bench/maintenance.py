@@ -38,8 +38,10 @@ sys.path.insert(0, str(BASE_DIR))
 DATA = BASE_DIR.parent / "shared" / "data" / "longmemeval_s_dev50.json.gz"
 BASE_TEXTS = 3000
 OWNER = "bench-maintenance"
-HNSW = ("CREATE INDEX IF NOT EXISTS context_entry_embedding_hnsw ON episodic_contextentry "
-        "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")  # fmt: skip
+HNSW = (
+    "CREATE INDEX IF NOT EXISTS context_entry_embedding_hnsw ON episodic_contextentry "
+    "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+)
 
 
 def texts_and_vectors(count: int) -> tuple[list[str], Any]:
@@ -100,17 +102,59 @@ def seed(entries: int, duplicate_every: int, short_term: int, promotable: float,
     with connection.cursor() as cursor:
         cursor.execute("DROP INDEX IF EXISTS context_entry_embedding_hnsw")
     raw.commit()
-    columns = ["id", "owner_id", "context_id", "agent_id", "key", "entry_type", "source_type", "memory_type", "content",
-               "metadata", "importance", "confidence", "version", "is_current", "source_ref", "access_count",
-               "embedding", "embedding_model", "created_at", "updated_at"]  # fmt: skip
-    types = ["uuid", "integer", "uuid", "uuid", "text", "text", "text", "text", "text", "jsonb", "double precision",
-             "double precision", "integer", "boolean", "text", "integer", "vector", "text", "timestamptz",
-             "timestamptz"]  # fmt: skip
+    columns = [
+        "id",
+        "owner_id",
+        "context_id",
+        "agent_id",
+        "key",
+        "entry_type",
+        "source_type",
+        "memory_type",
+        "content",
+        "metadata",
+        "importance",
+        "confidence",
+        "version",
+        "is_current",
+        "source_ref",
+        "access_count",
+        "embedding",
+        "embedding_model",
+        "created_at",
+        "updated_at",
+    ]
+    types = [
+        "uuid",
+        "integer",
+        "uuid",
+        "uuid",
+        "text",
+        "text",
+        "text",
+        "text",
+        "text",
+        "jsonb",
+        "double precision",
+        "double precision",
+        "integer",
+        "boolean",
+        "text",
+        "integer",
+        "vector",
+        "text",
+        "timestamptz",
+        "timestamptz",
+    ]
     duplicates = 0
     started = time.perf_counter()
     previous = None
-    with raw.cursor() as cursor, cursor.copy(f"COPY {ContextEntry._meta.db_table} ({', '.join(columns)}) "
-                                             "FROM STDIN WITH (FORMAT BINARY)") as copy:  # fmt: skip
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(
+            f"COPY {ContextEntry._meta.db_table} ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+        ) as copy,
+    ):
         copy.set_types(types)
         for index in range(entries):
             base = index % len(texts)
@@ -121,9 +165,30 @@ def seed(entries: int, duplicate_every: int, short_term: int, promotable: float,
                 vector, text = _noisy(rng, vectors[base], 0.04), texts[base]
             previous = (vector, text)
             created = now - timedelta(minutes=entries - index)
-            copy.write_row([uuid.uuid4(), owner.pk, context.pk, agent.pk, "", "fact", "agent", "factual", text,
-                            Jsonb({"n": index}), float(rng.uniform(0.2, 0.9)), 1.0, 1, True, "", 0, vector, "bench",
-                            created, created])  # fmt: skip
+            copy.write_row(
+                [
+                    uuid.uuid4(),
+                    owner.pk,
+                    context.pk,
+                    agent.pk,
+                    "",
+                    "fact",
+                    "agent",
+                    "factual",
+                    text,
+                    Jsonb({"n": index}),
+                    float(rng.uniform(0.2, 0.9)),
+                    1.0,
+                    1,
+                    True,
+                    "",
+                    0,
+                    vector,
+                    "bench",
+                    created,
+                    created,
+                ]
+            )
             if (index + 1) % 10000 == 0:
                 print(f"\r  context entries {index + 1}/{entries}", end="", flush=True)
     raw.commit()
@@ -135,21 +200,63 @@ def seed(entries: int, duplicate_every: int, short_term: int, promotable: float,
     raw.commit()
     print(f"  HNSW index built in {time.perf_counter() - started:.0f} s")
 
-    columns = ["id", "owner_id", "agent_id", "session_id", "key", "value", "memory_type", "ttl_seconds", "expires_at",
-               "access_count", "created_at", "updated_at"]  # fmt: skip
-    types = ["uuid", "integer", "uuid", "text", "text", "jsonb", "text", "integer", "timestamptz", "integer",
-             "timestamptz", "timestamptz"]  # fmt: skip
+    columns = [
+        "id",
+        "owner_id",
+        "agent_id",
+        "session_id",
+        "key",
+        "value",
+        "memory_type",
+        "ttl_seconds",
+        "expires_at",
+        "access_count",
+        "created_at",
+        "updated_at",
+    ]
+    types = [
+        "uuid",
+        "integer",
+        "uuid",
+        "text",
+        "text",
+        "jsonb",
+        "text",
+        "integer",
+        "timestamptz",
+        "integer",
+        "timestamptz",
+        "timestamptz",
+    ]
     promote_every = max(1, round(1 / promotable)) if promotable > 0 else 0
-    with raw.cursor() as cursor, cursor.copy(f"COPY {ShortTermMemory._meta.db_table} ({', '.join(columns)}) "
-                                             "FROM STDIN WITH (FORMAT BINARY)") as copy:  # fmt: skip
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(
+            f"COPY {ShortTermMemory._meta.db_table} ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+        ) as copy,
+    ):
         copy.set_types(types)
         for index in range(short_term):
             promoted = promote_every and index % promote_every == 0
             expired = not promoted and index % 10 < 3
             expires = now - timedelta(minutes=5) if expired else now + timedelta(hours=1)
             reads = 3 if promoted else 1
-            copy.write_row([uuid.uuid4(), owner.pk, agent.pk, f"session-{index // 50}", f"key-{index}",
-                            Jsonb(texts[index % len(texts)]), "observation", 3600, expires, reads, now, now])  # fmt: skip
+            copy.write_row(
+                [
+                    uuid.uuid4(),
+                    owner.pk,
+                    agent.pk,
+                    f"session-{index // 50}",
+                    f"key-{index}",
+                    Jsonb(texts[index % len(texts)]),
+                    "observation",
+                    3600,
+                    expires,
+                    reads,
+                    now,
+                    now,
+                ]
+            )
     raw.commit()
     print(f"  short-term entries {short_term}")
     return duplicates
@@ -157,8 +264,9 @@ def seed(entries: int, duplicate_every: int, short_term: int, promotable: float,
 
 def run_job(job: str, env: dict[str, str]) -> dict[str, Any]:
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "manage.py", "run_maintenance", job], cwd=BASE_DIR, env=env,
-                               stdout=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "run_maintenance", job], cwd=BASE_DIR, env=env, stdout=subprocess.PIPE, text=True
+    )
     assert process.stdout is not None
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)  # this child's own rusage: its peak RSS, in kB
@@ -213,8 +321,17 @@ def main() -> int:
         if not args.no_consolidation:
             figures.append(run_job("consolidation", env))
         if args.out:
-            args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "planted": planted,
-                                            "jobs": figures, "dedup_again": rerun}, indent=2))  # fmt: skip
+            args.out.write_text(
+                json.dumps(
+                    {
+                        "args": vars(args) | {"out": str(args.out)},
+                        "planted": planted,
+                        "jobs": figures,
+                        "dedup_again": rerun,
+                    },
+                    indent=2,
+                )
+            )
         return 0
     finally:
         if servers is not None:

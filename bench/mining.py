@@ -30,8 +30,12 @@ DATA = BASE_DIR.parent / "shared" / "data" / "longmemeval_s_dev50.json.gz"
 
 def call(url: str, key: str, method: str, path: str, body: dict | None = None) -> dict:
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"{url}{path}", data=data, method=method,
-                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})  # fmt: skip
+    request = urllib.request.Request(
+        f"{url}{path}",
+        data=data,
+        method=method,
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request) as response:
         return dict(json.load(response))
 
@@ -57,8 +61,11 @@ def main() -> int:
     started = time.perf_counter()
     jobs = []
     for index, session in enumerate(sessions):
-        body = {"conversation_id": f"lme-{index}", "complete": True,
-                "turns": [{"role": t["role"], "content": t["content"]} for t in session]}  # fmt: skip
+        body = {
+            "conversation_id": f"lme-{index}",
+            "complete": True,
+            "turns": [{"role": t["role"], "content": t["content"]} for t in session],
+        }
         jobs.append(call(args.url, key, "POST", "/api/v1/conversations", body)["job_id"])
     pending = set(jobs)
     totals: dict[str, int] = {}
@@ -79,11 +86,18 @@ def main() -> int:
     for job_id in jobs:
         for name, value in call(args.url, key, "GET", f"/api/v1/jobs/{job_id}")["counts"].items():
             totals[name] = totals.get(name, 0) + int(value)
-    print(f"\nend to end: {totals.get('drawers', 0) / elapsed:.1f} drawers/s, {len(jobs) / elapsed:.2f} conversations/s "
-          f"({elapsed:.1f}s; {totals.get('embedded', 0)} of {totals.get('drawers', 0)} embedded)")  # fmt: skip
+    print(
+        f"\nend to end: {totals.get('drawers', 0) / elapsed:.1f} drawers/s, {len(jobs) / elapsed:.2f} conversations/s "
+        f"({elapsed:.1f}s; {totals.get('embedded', 0)} of {totals.get('drawers', 0)} embedded)"
+    )
     work = sum(totals.get(k, 0) for k in ("ms_extract", "ms_embed", "ms_write")) or 1
-    print("time in jobs: " + ", ".join(f"{k[3:]} {totals.get(k, 0) / 1000:.1f}s ({100 * totals.get(k, 0) / work:.0f}%)"
-                                      for k in ("ms_extract", "ms_embed", "ms_write")))  # fmt: skip
+    print(
+        "time in jobs: "
+        + ", ".join(
+            f"{k[3:]} {totals.get(k, 0) / 1000:.1f}s ({100 * totals.get(k, 0) / work:.0f}%)"
+            for k in ("ms_extract", "ms_embed", "ms_write")
+        )
+    )
     if not args.skip_embedder:
         from memory_site.lib.embeddings import LocalMiniLMEmbedder
 
@@ -92,8 +106,10 @@ def main() -> int:
         clock = time.perf_counter()
         embedder.embed_documents(texts)
         alone = time.perf_counter() - clock
-        print(f"the embedder alone on the same {len(texts)} texts: {alone:.1f}s ({len(texts) / alone:.1f}/s); "
-              f"mining end to end took {100 * (elapsed / alone - 1):+.0f}% more")  # fmt: skip
+        print(
+            f"the embedder alone on the same {len(texts)} texts: {alone:.1f}s ({len(texts) / alone:.1f}/s); "
+            f"mining end to end took {100 * (elapsed / alone - 1):+.0f}% more"
+        )
     return 0
 
 

@@ -63,11 +63,13 @@ def _home(owner: Any) -> tuple[Any, Any, Any]:
     )
     wing = wing_ensure(owner_id=owner.pk, name="Bench", kind="topic")
     room, _ = Room.objects.get_or_create(
-        owner=owner, conversation=conversation,
+        owner=owner,
+        conversation=conversation,
         defaults={"wing": wing, "number": 1, "title": "bench", "started_at": START, "ended_at": START},
-    )  # fmt: skip
-    closet, _ = Closet.objects.get_or_create(owner=owner, room=room, position=0,
-                                             defaults={"topic": "bench", "slug": "bench"})  # fmt: skip
+    )
+    closet, _ = Closet.objects.get_or_create(
+        owner=owner, room=room, position=0, defaults={"topic": "bench", "slug": "bench"}
+    )
     return conversation, room, closet
 
 
@@ -90,11 +92,42 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
     connection.ensure_connection()
     raw = connection.connection
     register_vector(raw)
-    columns = ["owner_id", "room_id", "closet_id", "conversation_id", "turn_index", "number", "role", "content",
-               "occurred_at", "aaak", "tags", "search_text", "embedding", "embedding_model", "stated_preference",
-               "created_at"]  # fmt: skip
-    types = ["integer", "bigint", "bigint", "uuid", "integer", "integer", "text", "text", "timestamptz", "text",
-             "jsonb", "text", "vector", "text", "boolean", "timestamptz"]  # fmt: skip
+    columns = [
+        "owner_id",
+        "room_id",
+        "closet_id",
+        "conversation_id",
+        "turn_index",
+        "number",
+        "role",
+        "content",
+        "occurred_at",
+        "aaak",
+        "tags",
+        "search_text",
+        "embedding",
+        "embedding_model",
+        "stated_preference",
+        "created_at",
+    ]
+    types = [
+        "integer",
+        "bigint",
+        "bigint",
+        "uuid",
+        "integer",
+        "integer",
+        "text",
+        "text",
+        "timestamptz",
+        "text",
+        "jsonb",
+        "text",
+        "vector",
+        "text",
+        "boolean",
+        "timestamptz",
+    ]
     now = datetime.now(UTC)
     started = time.perf_counter()
     with (
@@ -108,8 +141,26 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
             vector /= np.linalg.norm(vector)
             role = "user" if base % 2 == 0 else "assistant"
             when = START + timedelta(minutes=(index * 7) % (2 * 365 * 24 * 60))
-            copy.write_row([owner.pk, room.pk, closet.pk, conversation.pk, index, index + 1, role, texts[base],
-                            when, f"§ W-001/R-01/D-{index + 1:03d}", Jsonb({}), texts[base], vector, "bench", False, now])  # fmt: skip
+            copy.write_row(
+                [
+                    owner.pk,
+                    room.pk,
+                    closet.pk,
+                    conversation.pk,
+                    index,
+                    index + 1,
+                    role,
+                    texts[base],
+                    when,
+                    f"§ W-001/R-01/D-{index + 1:03d}",
+                    Jsonb({}),
+                    texts[base],
+                    vector,
+                    "bench",
+                    False,
+                    now,
+                ]
+            )
             if (index + 1) % 10000 == 0:
                 rate = (index + 1 - have) / (time.perf_counter() - started)
                 print(f"\r  {owner_name}: {index + 1}/{count} ({rate:.0f} rows/s)", end="", flush=True)
@@ -171,16 +222,22 @@ def main() -> int:
     main_owner = account_services.user_ensure(username=owners[0][0])[0]
     agent = account_services.agent_ensure(owner=main_owner, name="bench-agent")[0]
     key = account_services.api_key_issue(agent=agent, name="bench").raw_key
-    print(f"{Drawer.objects.filter(owner=main_owner).count()} drawers for the recalling owner, "
-          f"{Drawer.objects.count()} in the table")  # fmt: skip
+    print(
+        f"{Drawer.objects.filter(owner=main_owner).count()} drawers for the recalling owner, "
+        f"{Drawer.objects.count()} in the table"
+    )
 
     latencies: list[float] = []
     stages: dict[str, list[float]] = defaultdict(list)
     empty = 0
     for index in range(args.queries + 10):
         body = json.dumps({"query": questions[index % len(questions)], "top_k": args.top_k}).encode()
-        request = urllib.request.Request(f"{args.url}/api/v1/recall", data=body, method="POST",
-                                         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})  # fmt: skip
+        request = urllib.request.Request(
+            f"{args.url}/api/v1/recall",
+            data=body,
+            method="POST",
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        )
         started = time.perf_counter()
         with urllib.request.urlopen(request) as response:
             answer = json.load(response)
@@ -192,8 +249,11 @@ def main() -> int:
                 stages[stage].append(ms)
             stages["rest (HTTP, auth, serialisation)"].append(elapsed - sum(answer["timings_ms"].values()))
     latencies.sort()
-    print(f"recall over the API: p50 {statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
-          f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)")  # fmt: skip
+    print(
+        f"recall over the API: p50 {statistics.median(latencies):.1f} ms, "
+        f"p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
+        f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms over {len(latencies)} queries ({empty} with no result)"
+    )
     print("median per stage: " + ", ".join(f"{stage} {statistics.median(ms):.1f} ms" for stage, ms in stages.items()))
     print(
         "p95 per stage:    "

@@ -79,8 +79,11 @@ def main() -> int:
         up, down, leftovers = one_run(args.port, args.timeout)
         ups.append(up)
         downs.append(down)
-        print(f"run {index + 1}/{args.runs}: all up after {up:.1f}s, all stopped {down:.1f}s after SIGINT, "
-              f"leftover processes: {len(leftovers)}", flush=True)  # fmt: skip
+        print(
+            f"run {index + 1}/{args.runs}: all up after {up:.1f}s, all stopped {down:.1f}s after SIGINT, "
+            f"leftover processes: {len(leftovers)}",
+            flush=True,
+        )
         for line in leftovers:
             print(f"    {line}")
     print(f"median: up {statistics.median(ups):.1f}s, stop {statistics.median(downs):.1f}s over {args.runs} runs")

@@ -132,14 +132,20 @@ async def measure(args: argparse.Namespace, keys: list[str]) -> tuple[float, flo
     latencies = [v for k, values in results.items() if k != "errors" for v in values]
     rate, p99 = len(latencies) / elapsed, pct(latencies, 0.99)
     errors = Counter(results["errors"])
-    print(f"{len(latencies)} requests in {elapsed:.1f}s with {args.clients} clients: {rate:,.0f} req/s, "
-          f"{len(results['errors'])} errors {dict(errors) if errors else ''}")  # fmt: skip
-    print(f"latency ms: p50 {pct(latencies, 0.50):.2f}  p95 {pct(latencies, 0.95):.2f}  p99 {p99:.2f}  "
-          f"mean {statistics.fmean(latencies) * 1000:.2f}")  # fmt: skip
+    print(
+        f"{len(latencies)} requests in {elapsed:.1f}s with {args.clients} clients: {rate:,.0f} req/s, "
+        f"{len(results['errors'])} errors {dict(errors) if errors else ''}"
+    )
+    print(
+        f"latency ms: p50 {pct(latencies, 0.50):.2f}  p95 {pct(latencies, 0.95):.2f}  p99 {p99:.2f}  "
+        f"mean {statistics.fmean(latencies) * 1000:.2f}"
+    )
     for op, _ in MIX:
         values = results[op]
-        print(f"  {op:13s} {len(values):7d}  p50 {pct(values, 0.5):6.2f}  p95 {pct(values, 0.95):6.2f}  "
-              f"p99 {pct(values, 0.99):6.2f}")  # fmt: skip
+        print(
+            f"  {op:13s} {len(values):7d}  p50 {pct(values, 0.5):6.2f}  p95 {pct(values, 0.95):6.2f}  "
+            f"p99 {pct(values, 0.99):6.2f}"
+        )
     return rate, p99
 
 
@@ -149,8 +155,10 @@ async def main_async(args: argparse.Namespace, keys: list[str]) -> None:
         print(f"\nrun {index + 1}/{args.runs}", flush=True)
         runs.append(await measure(args, keys))
     if args.runs > 1:
-        print(f"\nmedian of {args.runs} runs: {statistics.median(r for r, _ in runs):,.0f} req/s, "
-              f"p99 {statistics.median(p for _, p in runs):.2f} ms")  # fmt: skip
+        print(
+            f"\nmedian of {args.runs} runs: {statistics.median(r for r, _ in runs):,.0f} req/s, "
+            f"p99 {statistics.median(p for _, p in runs):.2f} ms"
+        )
 
 
 def main() -> int:

@@ -18,17 +18,12 @@ from django.db import transaction
 from accounts.models import Agent
 from ledger import redis_store, selectors
 from ledger.models import WorkingMemorySnapshot
-
-# palace and episodic still read working memory through this module until their refactors move them to
-# ledger.selectors; these two re-exports go then.
-from ledger.selectors import working_memory_field_get as working_memory_field_get
-from ledger.selectors import working_memory_get as working_memory_get
 from memory_site.lib.errors import ConflictError, NotFoundError, ServiceError
 
 MAX_FIELD_NAME_LENGTH: Final = 256
 MAX_FIELDS_PER_WRITE: Final = 1000
 
-# Reserved fields of the helpers (seed 002's WorkingMemoryService), inside the conversation's hash.
+# Reserved fields of the helpers (the multi-tier reference's WorkingMemoryService), inside the conversation's hash.
 SCRATCHPAD: Final = "scratchpad"
 ENTITIES: Final = "entities"
 CONVERSATION_CONTEXT: Final = "conversation_context"
@@ -160,7 +155,7 @@ def working_memory_field_update(
     raise WorkingMemoryBusy(MESSAGE_BUSY)
 
 
-# --- helpers (seed 002) -----------------------------------------------------------------------------
+# --- helpers (the multi-tier reference) -----------------------------------------------------------------------------
 
 
 def scratchpad_append(*, owner_id: int, conversation_id: str, content: str, separator: str = "\n") -> str:

@@ -44,8 +44,8 @@ from episodic.selectors.search import Hit, hybrid_search
 from episodic.selectors.typed_memories import typed_visible
 from episodic.services.context_entries import entry_search
 from episodic.services.short_term import short_term_read_session
-from ledger import services as working_memory
 from ledger.redis_store import RedisUnavailable
+from ledger.selectors import working_memory_get
 from palace.recall import recall, recall_skipped
 
 CONTEXT_DEDUP_COSINE = 0.92
@@ -128,7 +128,7 @@ def _working_memory(q: ContextQuery) -> list[Piece]:
     if not q.conversation_id:
         return []
     try:
-        fields = working_memory.working_memory_get(owner_id=q.owner.pk, conversation_id=q.conversation_id)
+        fields = working_memory_get(owner_id=q.owner.pk, conversation_id=q.conversation_id)
     except RedisUnavailable as exc:
         raise LayerDown(str(exc)) from exc
     return [

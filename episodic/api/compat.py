@@ -22,7 +22,7 @@ from memory_site.api.authentication import HasApiKey, calling_agent, request_own
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 
-# --- seed 000: episodes -------------------------------------------------------------------------------
+# --- the reference memory service: episodes ---------------------------------------------------------------------------
 
 
 class CompatEpisodeOutput(serializers.Serializer):
@@ -132,7 +132,7 @@ class CompatEpisodicConversationApi(APIView):
         return Response({"results": [_compat_result(hit) for hit in hits]})
 
 
-# --- seed 004: episodes -------------------------------------------------------------------------------
+# --- the three-tier reference: episodes -------------------------------------------------------------------------------
 
 
 class AgtosEpisodeOutput(serializers.Serializer):
@@ -202,7 +202,7 @@ class CompatAgtosSearchApi(APIView):
         return Response({"episodes": [_agtos_episode(h.item) for h in hits], "count": len(hits), "available": True})
 
 
-# --- seed 001: typed memories (creating one is the /api/v1/ operation itself) -------------------------
+# --- the typed-memory reference: typed memories (creating one is the /api/v1/ operation itself) -----------------------
 
 
 class CompatTypedMemoryQueryApi(TypedMemoryApi):

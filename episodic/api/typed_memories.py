@@ -1,6 +1,6 @@
 """Typed memories over HTTP (one class per operation): create, query across types, a session's
 timeline, an entity's facts, read, forget. Every read counts an access (episodic.services.typed_memories).
-The reference service's paths (seed 001) are in episodic/api/compat.py."""
+The reference service's paths (the typed-memory reference) are in episodic/api/compat.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Episodes (summaries of conversations) and typed memories (seed 001); short-term memory, memory
-pools, workflow pools and persistent contexts with their entries (seed 002). One module per noun;
+"""Episodes (summaries of conversations) and typed memories (the typed-memory reference); short-term memory, memory
+pools, workflow pools and persistent contexts with their entries (the multi-tier reference). One module per noun;
 everything is importable from `episodic.models` as before."""
 
 from episodic.models.contexts import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext

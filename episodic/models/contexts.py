@@ -1,5 +1,5 @@
 """Persistent contexts: named collections of versioned entries, with snapshots and an access log
-(seed 002)."""
+(the multi-tier reference)."""
 
 from __future__ import annotations
 

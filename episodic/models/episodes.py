@@ -1,4 +1,4 @@
-"""Episodes: summaries of an agent's conversations (seed 001)."""
+"""Episodes: summaries of an agent's conversations (the typed-memory reference)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Memory pools and workflow pools: JSON documents shared between agents, written with optimistic
-concurrency (seed 002)."""
+concurrency (the multi-tier reference)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ class MemoryPool(VersionedData):
 
 
 class WorkflowPool(VersionedData):
-    """A workflow run's shared context pool (seed 002's SharedContextPool): the run's nodes read and
+    """A workflow run's shared context pool (the multi-tier reference's SharedContextPool): the run's nodes read and
     write one JSON document per pool type."""
 
     class Type(models.TextChoices):

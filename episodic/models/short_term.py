@@ -1,4 +1,4 @@
-"""Short-term memory: per-session key/value entries with a time to live (seed 002)."""
+"""Short-term memory: per-session key/value entries with a time to live (the multi-tier reference)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Typed memories: facts, procedures, corrections and the rest, one row each (seed 001)."""
+"""Typed memories: facts, procedures, corrections and the rest, one row each (the typed-memory reference)."""
 
 from __future__ import annotations
 

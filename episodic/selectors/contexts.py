@@ -1,4 +1,4 @@
-"""Reads of persistent contexts and their entries (seed 002's PersistentContext, ContextEntry,
+"""Reads of persistent contexts and their entries (the multi-tier reference's PersistentContext, ContextEntry,
 ContextAccessLog), and the scores of an entry. These do not log or count the read; the API reads
 through episodic.services.contexts / context_entries, which do.
 

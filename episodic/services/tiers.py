@@ -1,4 +1,4 @@
-"""The tiers router (seed 002's Memory::RouterService): one entry point to read and write memory by
+"""The tiers router (the multi-tier reference's Memory::RouterService): one entry point to read and write memory by
 tier, for one agent.
 
 | tier | store | lives |
@@ -35,6 +35,7 @@ from episodic.selectors.search import Hit
 from episodic.services import context_entries, contexts, pools, short_term
 from episodic.services.maintenance.consolidation import consolidation
 from episodic.services.maintenance.report import Report
+from ledger import selectors as working_memory_reads
 from ledger import services as working_memory
 from ledger.redis_store import RedisUnavailable
 from memory_site.lib.errors import InvalidFieldError
@@ -143,7 +144,7 @@ def tier_read(*, agent: Agent, key: str, tier: Tier | None = None, session_id: s
             assert session_id
             try:
                 with _working_tier():
-                    exists, value = working_memory.working_memory_field_get(
+                    exists, value = working_memory_reads.working_memory_field_get(
                         owner_id=agent.owner_id, conversation_id=session_id, field=key
                     )
             except RedisUnavailable:

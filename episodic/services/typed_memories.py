@@ -28,7 +28,7 @@ DEFAULT_SCOPES = {
     TypedMemory.Type.CONTROL: TypedMemory.Scope.GLOBAL,
 }
 REQUIRED_FIELDS = {TypedMemory.Type.EPISODIC: ("session_id",)}
-# The per-type fields of seed 001; a field of another type is refused rather than silently stored.
+# The per-type fields of the typed-memory reference; a field of another type is refused rather than silently stored.
 TYPE_FIELDS = {
     TypedMemory.Type.EPISODIC: {"session_id", "sequence_number"},
     TypedMemory.Type.SEMANTIC: {"entity_id"},

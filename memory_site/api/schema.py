@@ -3,12 +3,11 @@ component names for the nested Input/Output serializers of one-class-per-operati
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
 
@@ -61,21 +60,3 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
             {"type": "http", "scheme": "bearer", "description": "An agent's API key: `Authorization: Bearer <key>`."},
             {"type": "apiKey", "in": "header", "name": "X-API-Key"},
         ]
-
-
-@functools.cache  # one component per item serializer, however many views list it
-def paginated(serializer_class: type[serializers.BaseSerializer]) -> serializers.Serializer:
-    """The schema of a page of `serializer_class` items as BoundedPageNumberPagination returns it.
-
-    Superseded by a named `memory_site.api.lists.ListOutput` subclass per list; palace still uses it
-    until its refactor is merged, then it goes."""
-    name = serializer_class.__qualname__.replace(".", "").removesuffix("Serializer")
-    return inline_serializer(
-        name=f"Paginated{name}List",
-        fields={
-            "count": serializers.IntegerField(),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": serializer_class(many=True),
-        },
-    )

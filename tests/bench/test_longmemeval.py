@@ -26,14 +26,24 @@ def _session(text: str, has_answer: bool = False) -> list[dict[str, Any]]:
     ]
 
 
-def _question(qid: str, question: str, sessions: dict[str, list[dict[str, Any]]], answers: list[str],
-              kind: str = "single-session-user") -> dict[str, Any]:  # fmt: skip
+def _question(
+    qid: str,
+    question: str,
+    sessions: dict[str, list[dict[str, Any]]],
+    answers: list[str],
+    kind: str = "single-session-user",
+) -> dict[str, Any]:
     return {
-        "question_id": qid, "question_type": kind, "question": question, "answer": "-",
-        "question_date": "2023/05/30 (Tue) 10:00", "answer_session_ids": answers,
-        "haystack_session_ids": list(sessions), "haystack_sessions": list(sessions.values()),
+        "question_id": qid,
+        "question_type": kind,
+        "question": question,
+        "answer": "-",
+        "question_date": "2023/05/30 (Tue) 10:00",
+        "answer_session_ids": answers,
+        "haystack_session_ids": list(sessions),
+        "haystack_sessions": list(sessions.values()),
         "haystack_dates": [f"2023/05/{20 + i} (Sat) 09:{i:02d}" for i in range(len(sessions))],
-    }  # fmt: skip
+    }
 
 
 HAYSTACK = {
@@ -46,12 +56,18 @@ QUESTIONS = [
     # Same haystack: shares q1's owner. An _abs question is skipped by the official scoring only.
     _question("q2_abs", "What is the name of my parrot?", HAYSTACK, ["answer_s1"]),
     _question(
-        "q3", "When did the budget review move and what wore out?",
-        {"answer_a": _session("The budget review moved to Thursday.", True), "x": _session("Pasta for dinner."),
-         "answer_b": _session("My running shoes wore out.", True), "answer_c": _session("Shoes are on sale.")},
-        ["answer_a", "answer_b", "answer_c"], kind="multi-session",
+        "q3",
+        "When did the budget review move and what wore out?",
+        {
+            "answer_a": _session("The budget review moved to Thursday.", True),
+            "x": _session("Pasta for dinner."),
+            "answer_b": _session("My running shoes wore out.", True),
+            "answer_c": _session("Shoes are on sale."),
+        },
+        ["answer_a", "answer_b", "answer_c"],
+        kind="multi-session",
     ),
-]  # fmt: skip
+]
 
 
 def test_official_gold_follows_longmemevals_rules() -> None:
@@ -91,8 +107,13 @@ def test_a_whole_run_on_a_tiny_file(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memory_site.settings"}
     assert env.get("DATABASE_URL"), "runs against the test servers' database"
-    done = subprocess.run([sys.executable, str(BASE_DIR / "bench" / "longmemeval.py"), "--data", str(data),
-                           "--out", str(out)], env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(BASE_DIR / "bench" / "longmemeval.py"), "--data", str(data), "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [r["question_id"] for r in rows] == ["q1", "q2_abs", "q3", "q4"]

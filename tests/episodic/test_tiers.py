@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from episodic.models import ContextEntry, MemoryPool, ShortTermMemory
 from episodic.services import tiers
-from ledger.services import working_memory_field_get
+from ledger.selectors import working_memory_field_get
 from memory_site import embedded
 from tests.conftest import Personas
 from tests.factories import Persona

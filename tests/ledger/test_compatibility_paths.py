@@ -1,4 +1,4 @@
-"""The reference service's paths (seed 000) answer with the same shapes, by API key."""
+"""The reference service's paths (the reference memory service) answer with the same shapes, by API key."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The maintenance jobs (DESIGN §5.7, seed 002): consolidation, dedup, expired_cleanup, context_rot and
+"""The maintenance jobs (DESIGN §5.7, the multi-tier reference): consolidation, dedup, expired_cleanup, context_rot and
 embedding_backfill. Celery beat runs them (episodic/tasks.py); `manage.py run_maintenance JOB
 [--dry-run]` runs one by hand.
 
