@@ -56,7 +56,7 @@ def setup_django() -> None:
 def _home(owner: Any) -> tuple[Any, Any, Any]:
     """One conversation, room and closet per bench owner hold its drawers."""
     from palace.models import Closet, Conversation, Room
-    from palace.services.mining import wing_ensure
+    from palace.services.filing import wing_ensure
 
     conversation, _ = Conversation.objects.get_or_create(
         owner=owner, external_id="bench", defaults={"started_at": START, "complete": True}

@@ -1,16 +1,24 @@
-"""Offline extraction of entities and topics from turns: patterns and keyphrases, no network, no model.
-(The LLM path, when one is configured, is a later step of mining.)
+"""What mining reads out of a conversation: its named entities (people, places, organisations,
+projects, works) with their kinds, aliases and relation to the user; a title; the items, events and
+times of each turn (the AAAK tags); and the relations the knowledge graph records.
 
-Tags follow the AAAK letters: p people, l locations, e events, i items, t times.
+Offline by default (spaCy's packaged English NER on the user's turns, see palace/entities.py; patterns
+for items, events and times); with an LLM configured, one call per window returns the same structure,
+validated, and any failure falls back to the offline path. Tags follow the AAAK letters: p people,
+l locations, e events and works, i items, organisations and projects, t times.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memory_site.lib.text import STOPWORDS, content_words
+from memory_site.lib.text import content_words
+from palace import entities as ner
+from palace.entities import Entity
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -25,100 +33,144 @@ EVENT = re.compile(
     r"appointment|game|match|race|festival|launch|deadline|exam|workshop|dinner|lunch|anniversary)s?\b",
     re.IGNORECASE,
 )
-RELATIVE = re.compile(
-    r"\b(?i:my)\s+(sister|brother|mother|mom|father|dad|wife|husband|partner|son|daughter|friend|boss|colleague|"
-    r"coworker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|girlfriend|boyfriend|neighbou?r|"
-    r"manager|teacher|doctor|dog|cat)\b(?:,?\s+([A-Z][a-z]+))?"
-)
-PLACE = re.compile(r"\b(?:in|at|to|from|near|visit(?:ed|ing)?)\s+((?:[A-Z][a-zA-Z]+)(?:\s+[A-Z][a-zA-Z]+){0,2})")
-PROJECT = re.compile(
-    r"\b(?:project|app|repo|product|startup|company)\s+(?:called\s+|named\s+)?([A-Z][\w-]+)|"
-    r"\b([A-Z][\w-]+)\s+(?:project|app|repo)\b"
-)
 ITEM = re.compile(
     r"\b(?:my|a|an|the|new|bought|got|ordered)\s+(?:new\s+)?((?:[a-z]+\s+)?"
     r"(?:laptop|phone|camera|lens|bike|car|guitar|watch|battery|book|tent|drone|printer|monitor|"
     r"keyboard|headphones|speaker|board|efoil|kayak|couch|desk|jacket|shoes))\b",
     re.IGNORECASE,
 )
-CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b")
-# At a sentence start a capital proves nothing, unless it is a two-word name ("Derek Smith is …").
-SENTENCE_START_NAME = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]{2,}\s+[A-Z][a-z]{2,})\b")
-_NOT_NAMES = frozenset(
-    (_MONTHS + "|" + _DAYS).split("|")
-    + "i the a an it this that these those my your our their his her we you they he she what when where why how "
-    "hi hello hey thanks thank yes no okay ok sure please also but and or so if then great good well actually "
-    "english french spanish german italian chinese japanese monday sunday".split()
+# A project the user names as one ("the Heron project", "an app called Atlas"): NER has no label for it.
+PROJECT = re.compile(
+    r"\b(?:project|app|repo|startup)\s+(?:called\s+|named\s+)([A-Z][\w-]+)|\b([A-Z][\w-]+)\s+(?:project|app|repo)\b"
 )
+OWNS = re.compile(
+    r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
+    r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)"
+)
+KINDS = ("person", "place", "organisation", "project", "work")
+TAG_OF_KIND = {"person": "p", "place": "l", "organisation": "i", "project": "i", "work": "e"}
+TAG_LIMIT = 8
 
 
 @dataclass
 class Extraction:
-    people: Counter[str] = field(default_factory=Counter)
-    places: Counter[str] = field(default_factory=Counter)
-    projects: Counter[str] = field(default_factory=Counter)
+    """One conversation's extraction (or one window's, before `merge`)."""
+
+    entities: list[Entity] = field(default_factory=list)
     items: Counter[str] = field(default_factory=Counter)
     events: Counter[str] = field(default_factory=Counter)
     times: Counter[str] = field(default_factory=Counter)
+    title: str = ""  # the LLM's title for the conversation; offline titles are made when filing the room
 
-    def tags(self) -> dict[str, list[str]]:
-        return {
-            key: [name for name, _ in counter.most_common(8)]
-            for key, counter in (
-                ("p", self.people),
-                ("l", self.places),
-                ("e", self.events),
-                ("i", self.items),
-                ("t", self.times),
-            )
-            if counter
-        }
+    def of_kind(self, *kinds: str) -> list[Entity]:
+        return [entity for entity in self.entities if entity.kind in kinds]
+
+    def named(self, name: str) -> Entity | None:
+        wanted = ner.key(name)
+        return next((e for e in self.entities if wanted in {ner.key(a) for a in e.aliases}), None)
 
 
-def extract(text: str) -> Extraction:
-    found = Extraction()
+@dataclass(frozen=True)
+class Triple:
+    subject: str
+    predicate: str
+    object: str
+    object_is_entity: bool
+    confidence: float
+
+
+def _patterns(text: str, found: Extraction) -> None:
     for match in TIME.finditer(text):
         found.times[match.group(1).lower()] += 1
     for match in EVENT.finditer(text):
         found.events[match.group(1).lower()] += 1
     for match in ITEM.finditer(text):
         found.items[match.group(1).lower().strip()] += 1
-    for match in PROJECT.finditer(text):
-        name = match.group(1) or match.group(2)
-        if name and name.lower() not in _NOT_NAMES:
-            found.projects[name] += 1
-    places = set()
-    for match in PLACE.finditer(text):
-        name = match.group(1)
-        if name.split()[0].lower() not in _NOT_NAMES:
-            found.places[name] += 1
-            places.add(name)
-    counted: set[int] = set()  # start offsets of names already counted (one mention counts once)
-    for match in RELATIVE.finditer(text):
-        if match.group(2) and match.group(2).lower() not in _NOT_NAMES:
-            found.people[match.group(2)] += 1
-            counted.add(match.start(2))
-    for match in [*CAPITALIZED.finditer(text), *SENTENCE_START_NAME.finditer(text)]:
-        name = match.group(1)
-        if match.start(1) in counted:
-            continue
-        counted.add(match.start(1))
-        first = name.split()[0].lower()
-        if first in _NOT_NAMES or first in STOPWORDS or name in places or name in found.projects:
-            continue
-        found.people[name] += 1
-    # A known name also counts where it opens a sentence ("Derek owns …" once "… with Derek" is seen).
-    for name in list(found.people):
-        for match in re.finditer(rf"(?:^|[.!?]\s+)({re.escape(name)})\b", text):
-            if match.start(1) not in counted:
-                counted.add(match.start(1))
-                found.people[name] += 1
-    # "Smith" alone is the same person as "Derek Smith" when both appear.
-    for name in [n for n in found.people if " " in n]:
-        for part in name.split():
-            if part in found.people:
-                found.people[name] += found.people.pop(part)
+
+
+def _projects(texts: Sequence[str]) -> Counter[str]:
+    names: Counter[str] = Counter()
+    for text in texts:
+        for match in PROJECT.finditer(text):
+            names[match.group(1) or match.group(2)] += 1
+    return names
+
+
+def extract(turns: Sequence[tuple[str, str]]) -> Extraction:
+    """The offline extraction of a conversation's (role, text) turns."""
+    found = Extraction(entities=ner.conversation_entities(turns))
+    user_texts = [text for role, text in turns if role == "user"]
+    for name, count in _projects(user_texts).items():
+        entity = found.named(name)
+        if entity is None:
+            found.entities.append(Entity(name=name, kind="project", mentions=count, aliases={name.lower()}))
+        else:
+            entity.kind = "project"  # "the Heron project": the user says what it is
+    for _, text in turns:
+        _patterns(text, found)
     return found
+
+
+def count_mentions(found: Extraction, turns: Sequence[tuple[str, str]]) -> Extraction:
+    """Set each entity's `mentions` to how often the whole conversation (both sides) names it by any
+    alias: what the conversation is about is what both keep coming back to, and the NER only reads the
+    user's side."""
+    for entity in found.entities:
+        counted = sum(
+            len(re.findall(rf"(?<!\w){re.escape(alias)}(?!\w)", text, re.I))
+            for alias in {a for a in entity.aliases if len(a) > 1}
+            for _, text in turns
+        )
+        entity.mentions = max(counted, entity.mentions)
+    return found
+
+
+def tags_for(text: str, found: Extraction) -> dict[str, list[str]]:
+    """The AAAK tags of one turn: the conversation's entities it names (by any alias, whole words),
+    and its own items, events and times."""
+    tags: dict[str, list[str]] = {}
+    for letter, names in ner.tags_for_turn(text, found.entities).items():
+        tags.setdefault(letter, []).extend(names)
+    own = Extraction()
+    _patterns(text, own)
+    for letter, counter in (("e", own.events), ("i", own.items), ("t", own.times)):
+        tags.setdefault(letter, []).extend(name for name, _ in counter.most_common(TAG_LIMIT))
+    return {letter: _unique(names)[:TAG_LIMIT] for letter, names in tags.items() if names}
+
+
+def _unique(names: list[str]) -> list[str]:
+    """First spelling wins: "Efoil" (the entity) over "efoil" (the item pattern's lower case)."""
+    return list({name.lower(): name for name in reversed(names)}.values())[::-1]
+
+
+def triples(text: str, found: Extraction) -> list[Triple]:
+    """Relations the offline path sees in one turn, between real entities only: ownership ("Derek owns
+    the board"), relatives of the user ("my sister Anna"), and the conversation's main entities named
+    together (co-mention, low confidence)."""
+    result: list[Triple] = []
+    people = found.of_kind("person")
+    for match in OWNS.finditer(text):
+        owner = next((p for p in people if ner.key(match.group(1)) in {ner.key(a) for a in p.aliases}), None)
+        if owner is not None:
+            result.append(Triple(owner.name, "owns", match.group(2).lower(), True, 0.8))
+    for person in people:
+        if person.relation and _names(text, person):
+            result.append(Triple(person.name, "relation_to_user", person.relation, False, 0.9))
+    # Only among the main subjects (named at least twice, at most six): pairs of every name would be
+    # quadratic noise.
+    main = [e for e in sorted(found.entities, key=lambda e: -e.mentions)[:6] if e.mentions >= 2]
+    named = sorted(e.name for e in main if _names(text, e))
+    for index, first in enumerate(named):
+        for second in named[index + 1 :]:
+            result.append(Triple(first, "mentioned_with", second, True, 0.5))
+    return result
+
+
+def _names(text: str, entity: Entity) -> bool:
+    return any(re.search(rf"(?<!\w){re.escape(alias)}(?!\w)", text, re.I) for alias in entity.aliases)
+
+
+# --- topics within a conversation (closets) ------------------------------------------------------------
 
 
 def topic_words(text: str, limit: int = 6) -> set[str]:
@@ -146,96 +198,83 @@ def segment(texts: list[str], *, min_size: int = 2, threshold: float = 0.08) -> 
     return segments
 
 
-def tags_for(text: str, known: Extraction) -> dict[str, list[str]]:
-    """The AAAK tags of one turn: what the turn itself names, plus the conversation's people, places
-    and projects that it mentions (a name at a sentence start is only recognised this way)."""
-    own = extract(text)
-    for mine, theirs in ((own.people, known.people), (own.places, known.places), (own.projects, known.projects)):
-        for name in theirs:
-            if name not in mine and any(re.search(rf"\b{re.escape(part)}\b", text) for part in name.split()):
-                mine[name] += 1
-    tags = own.tags()
-    if own.projects:
-        tags.setdefault("i", [])
-        tags["i"] = [*[p for p, _ in own.projects.most_common(4)], *tags["i"]][:8]
-    return tags
-
-
-OWNS = re.compile(
-    r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
-    r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)"
-)
-
-
-@dataclass(frozen=True)
-class Triple:
-    subject: str
-    predicate: str
-    object: str
-    object_is_entity: bool
-    confidence: float
-
-
-def triples(text: str, known: Extraction) -> list[Triple]:
-    """Relations the offline path can see in one turn: ownership ("Derek owns the board"), relatives
-    of the user ("my sister Anna"), and people/projects named together (co-mention, low confidence)."""
-    found: list[Triple] = []
-    for match in OWNS.finditer(text):
-        subject = next((n for n in known.people if match.group(1) in n.split() or n == match.group(1)), None)
-        if subject:
-            found.append(Triple(subject, "owns", match.group(2).lower(), True, 0.8))
-    for match in RELATIVE.finditer(text):
-        if match.group(2) and match.group(2) in known.people:
-            found.append(Triple(match.group(2), "relation_to_user", match.group(1).lower(), False, 0.9))
-    # Co-mentions only among the conversation's main subjects (named at least twice, at most six of
-    # them): all pairs of every capitalised word would be quadratic noise (and slow to write).
-    main = [name for name, count in (known.people + known.projects).most_common(6) if count >= 2]
-    named = sorted({n for n in main if any(re.search(rf"\b{re.escape(p)}\b", text) for p in n.split())})
-    for index, first in enumerate(named):
-        for second in named[index + 1 :]:
-            found.append(Triple(first, "mentioned_with", second, True, 0.5))
-    return found
-
+# --- the LLM path -----------------------------------------------------------------------------------------
 
 WINDOW_TURNS = 9  # conversations over LONG_CONVERSATION turns are read in windows of 8 to 10 turns
 LONG_CONVERSATION = 50
 
 LLM_PROMPT = (
-    "Extract from these conversation turns, as JSON: "
-    '{"people": [], "places": [], "projects": [], "items": [], "events": [], "times": [], '
-    '"relations": [["subject", "predicate", "object"]]}. Names exactly as written; predicates in snake_case.'
+    "You file a person's conversation with an assistant into their memory. Answer with JSON only: "
+    '{"title": "3-8 words a person would title this conversation", '
+    '"entities": [{"name": "most complete form", "kind": "person|place|organisation|project|work", '
+    '"aliases": ["other forms used"], "relation": "sister|friend|boss|... (people the user relates to, else null)"}], '
+    '"relations": [["subject", "predicate_in_snake_case", "object"]]}. '
+    "Entities are real named people, places, organisations or brands, the user's projects, and works (books, "
+    "shows, podcasts, events) the user talks about; never greetings, sentence openers, headings, weekdays, "
+    "nationalities or generic nouns. Names exactly as written."
 )
 
 
-def windows(texts: list[str]) -> list[list[str]]:
-    if len(texts) <= LONG_CONVERSATION:
-        return [texts]
-    return [texts[start : start + WINDOW_TURNS] for start in range(0, len(texts), WINDOW_TURNS)]
+def windows(turns: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    if len(turns) <= LONG_CONVERSATION:
+        return [turns]
+    return [turns[start : start + WINDOW_TURNS] for start in range(0, len(turns), WINDOW_TURNS)]
 
 
-def merge(into: Extraction, other: Extraction) -> Extraction:
-    for name in ("people", "places", "projects", "items", "events", "times"):
-        getattr(into, name).update(getattr(other, name))
-    return into
+def window_text(window: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(f"{role}: {text}" for role, text in window)[:12000]
+
+
+_LEGACY_KEYS = {"people": "person", "places": "place", "projects": "project", "organisations": "organisation"}
 
 
 def from_llm(answer: str) -> tuple[Extraction, list[Triple]]:
-    """Read the LLM's JSON answer; raises ValueError when it is not the shape asked for."""
-    import json
-
+    """Read the LLM's JSON answer; raises ValueError when it is not the shape asked for. Names are
+    kept only when they are strings; kinds outside KINDS are refused (the entity is dropped)."""
     data = json.loads(answer)
     if not isinstance(data, dict):
         raise ValueError("not an object")
-    found = Extraction()
-    for key in ("people", "places", "projects", "items", "events", "times"):
-        for name in data.get(key) or []:
-            if isinstance(name, str) and name.strip():
-                getattr(found, key)[name.strip()[:200]] += 1
+    found = Extraction(title=str(data.get("title") or "").strip()[:200])
+    raw = [item for item in data.get("entities") or [] if isinstance(item, dict)]
+    # The shape of earlier prompts ({"people": [...], "places": [...]}) is read too.
+    raw += [{"name": n, "kind": kind} for key, kind in _LEGACY_KEYS.items() for n in data.get(key) or []]
+    for item in raw:
+        name, kind = item.get("name"), item.get("kind")
+        if not isinstance(name, str) or not name.strip() or kind not in KINDS:
+            continue
+        aliases = {a.strip().lower() for a in item.get("aliases") or [] if isinstance(a, str) and a.strip()}
+        relation = item.get("relation")
+        found.entities.append(
+            Entity(
+                name=name.strip()[:200],
+                kind=kind,
+                mentions=1,
+                aliases=aliases | {name.strip().lower()},
+                relation=relation.strip().lower()[:50] if isinstance(relation, str) and relation.strip() else None,
+            )
+        )
     llm_triples = [
-        Triple(str(s)[:200], str(p)[:100], str(o)[:500], True, 0.7)
+        Triple(s.strip()[:200], p.strip()[:100], o.strip()[:500], True, 0.7)
         for item in data.get("relations") or []
-        if isinstance(item, list) and len(item) == 3
+        if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) and x.strip() for x in item)
         for s, p, o in [item]
-        if all(isinstance(x, str) and x.strip() for x in item)
     ]
     return found, llm_triples
+
+
+def merge(into: Extraction, other: Extraction) -> Extraction:
+    """Add a window's extraction to the conversation's: the same entity (by any alias) adds up."""
+    for entity in other.entities:
+        known = next((e for e in into.entities if e.aliases & entity.aliases), None)
+        if known is None:
+            into.entities.append(entity)
+            continue
+        known.mentions += entity.mentions
+        known.aliases |= entity.aliases
+        known.relation = known.relation or entity.relation
+        if len(entity.name.split()) > len(known.name.split()):
+            known.name = entity.name  # the most complete form names the entity
+    for name in ("items", "events", "times"):
+        getattr(into, name).update(getattr(other, name))
+    into.title = into.title or other.title
+    return into

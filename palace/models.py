@@ -112,10 +112,12 @@ class Wing(models.Model):
         TOPIC = "topic"
         AGENT = "agent"
         PLACE = "place"
+        ORGANISATION = "organisation"  # companies, brands, schools, teams, apps
+        WORK = "work"  # books, shows, films, podcasts, songs, named events
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     number = models.PositiveIntegerField()
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=200)
     aliases = models.JSONField(default=list, blank=True, help_text="Lower-cased names that mean this wing.")
@@ -146,6 +148,11 @@ class Room(models.Model):
     linked_wings = models.ManyToManyField(
         Wing, blank=True, related_name="linked_rooms", help_text="Other subjects this room mentions."
     )
+    keyphrases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The conversation's top key phrases, normalised: where recurring topics are found.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -153,6 +160,8 @@ class Room(models.Model):
             models.UniqueConstraint(fields=["owner", "number"], name="room_unique_number"),
             models.UniqueConstraint(fields=["conversation"], name="room_unique_conversation"),
         ]
+        # Recurring topics: the owner's rooms whose keyphrases ?| array[the new room's phrases].
+        indexes = [GinIndex(fields=["keyphrases"], name="room_keyphrases_gin")]
 
     def __str__(self) -> str:
         return f"R-{self.number:02d} {self.title}"
@@ -263,12 +272,14 @@ class Entity(models.Model):
         PERSON = "person"
         PROJECT = "project"
         PLACE = "place"
+        ORGANISATION = "organisation"
+        WORK = "work"
         ITEM = "item"
         EVENT = "event"
         THING = "thing"
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.THING)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.THING)
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=200)
     aliases = models.JSONField(default=list, blank=True)

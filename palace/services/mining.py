@@ -11,38 +11,18 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.text import slugify
 
 from accounts.models import UsageRecord
 from episodic import providers
 from memory_site.db import advisory_xact_lock
-from palace import extraction, naming, preferences
-from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, PalaceCounter, Relation, Room, Turn, Wing
-from palace.naming import ensure_named
-from palace.services import graph
+from palace import extraction, naming, preferences, titles, topics
+from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, Relation, Room, Turn, Wing
+from palace.services import graph, recurring
+from palace.services.filing import next_numbers, wing_ensure
 
 logger = logging.getLogger(__name__)
-
-
-def _next_numbers(owner_id: int, kind: str, count: int) -> list[int]:
-    """`count` fresh numbers for `kind` (wing, room, drawer) of one owner; never reused."""
-    PalaceCounter.objects.get_or_create(owner_id=owner_id, kind=kind)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {PalaceCounter._meta.db_table} SET value = value + %s "
-            "WHERE owner_id = %s AND kind = %s RETURNING value",
-            [count, owner_id, kind],
-        )
-        last = cursor.fetchone()[0]
-    return list(range(last - count + 1, last + 1))
-
-
-def wing_ensure(*, owner_id: int, name: str, kind: str) -> Wing:
-    """The wing named `name` (by slug or alias, case-insensitive), created when missing."""
-    return ensure_named(
-        Wing, owner_id=owner_id, name=name, kind=kind, create=lambda: {"number": _next_numbers(owner_id, "wing", 1)[0]}
-    )
 
 
 @dataclass(frozen=True)
@@ -54,18 +34,32 @@ class Subjects:
 LINKED_WINGS_MAX = 8  # a room links the subjects named most, not every capitalised word
 
 
+# Ties go to what a conversation is most likely filed under: a project, then a person, then the rest.
+_KIND_ORDER = {"project": 0, "person": 1, "work": 2, "organisation": 3, "place": 4}
+
+
 def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
-    """The primary subject is the person or project named most (projects win ties: a conversation
-    about a project is filed under it); the others are the next LINKED_WINGS_MAX people or projects
-    named most. With none, the conversation goes to its agent's wing."""
-    ranked = [(name, "project", n) for name, n in found.projects.items()] + [
-        (name, "person", n) for name, n in found.people.items()
-    ]
-    ranked.sort(key=lambda item: (-item[2], item[1] != "project", item[0]))
+    """The primary subject is the entity named most (a project wins a tie: a conversation about a
+    project is filed under it); the others are the next LINKED_WINGS_MAX entities named most. With
+    none, the conversation goes to its agent's wing (a recurring topic may link it later)."""
+    ranked = sorted(found.entities, key=lambda e: (-e.mentions, _KIND_ORDER.get(e.kind, 9), e.name))
     if not ranked:
         return Subjects(primary=(agent_name, Wing.Kind.AGENT), others=[])
-    others = [(name, kind) for name, kind, _ in ranked[1 : 1 + LINKED_WINGS_MAX]]
-    return Subjects(primary=(ranked[0][0], ranked[0][1]), others=others)
+    others = [(e.name, e.kind) for e in ranked[1 : 1 + LINKED_WINGS_MAX]]
+    return Subjects(primary=(ranked[0].name, ranked[0].kind), others=others)
+
+
+def _wing_for(owner_id: int, entity_name: str, kind: str, found: extraction.Extraction) -> Wing:
+    """The subject's wing; every surface form the conversation used becomes one of its aliases, so the
+    next conversation that says "Patel" finds "Dr. Patel"."""
+    wing = wing_ensure(owner_id=owner_id, name=entity_name, kind=kind)
+    entity = found.named(entity_name)
+    if entity is not None:
+        aliases = sorted(set(wing.aliases) | {a.lower()[:200] for a in entity.aliases})
+        if aliases != sorted(wing.aliases):
+            Wing.objects.filter(pk=wing.pk).update(aliases=aliases)
+            wing.aliases = aliases
+    return wing
 
 
 def _empty_counts() -> dict[str, int]:
@@ -91,7 +85,7 @@ def _prepare(conversation: Conversation) -> _Prepared | None:
     if not turns:
         return None
     clock = time.perf_counter()
-    found, llm_triples = _extract(conversation, [t.content for t in every])
+    found, llm_triples = _extract(conversation, [(t.role, t.content) for t in every])
     tags = [extraction.tags_for(t.content, found) for t in turns]
     return _Prepared(conversation, turns, found, llm_triples, tags, (time.perf_counter() - clock) * 1000)
 
@@ -144,13 +138,16 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         advisory_xact_lock(f"mine:{conversation.pk}")
         if Drawer.objects.filter(conversation=conversation, turn_index__in=[t.index for t in turns]).exists():
             return {**counts, "raced": 1}  # another run got here first; it reports the counts
-        wing = wing_ensure(owner_id=conversation.owner_id, name=subjects.primary[0], kind=subjects.primary[1])
-        others = [wing_ensure(owner_id=conversation.owner_id, name=n, kind=k) for n, k in subjects.others]
-        room, room_created = _room_for(conversation, wing, turns)
+        owner_id = conversation.owner_id
+        wing = _wing_for(owner_id, subjects.primary[0], subjects.primary[1], p.found)
+        others = [_wing_for(owner_id, name, kind, p.found) for name, kind in subjects.others]
+        room, room_created = _room_for(conversation, wing, turns, p.found)
         counts["rooms"] = int(room_created)
         room.linked_wings.add(*[w for w in others if w.pk != wing.pk])
-        closets, counts["closets"] = _closets_for(room, turns, segments)
-        numbers = _next_numbers(conversation.owner_id, "drawer", len(turns))
+        closets, counts["closets"] = _closets_for(room, turns, segments, p.found)
+        if room_created:
+            recurring.room_file_topics(room=room, turns=[(t.role, t.content) for t in turns], found=p.found)
+        numbers = next_numbers(conversation.owner_id, "drawer", len(turns))
         drawers = []
         for offset, turn in enumerate(turns):
             tags = p.tags[offset]
@@ -198,30 +195,40 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
     return counts
 
 
-def _extract(conversation: Conversation, texts: list[str]) -> tuple[extraction.Extraction, list[extraction.Triple]]:
-    """Entities and topics of the whole conversation, window by window for long ones: with the LLM
-    when one is configured (one small call per window, metered as memory_extract), offline otherwise
-    or when the LLM fails."""
+def _extract(
+    conversation: Conversation, turns: list[tuple[str, str]]
+) -> tuple[extraction.Extraction, list[extraction.Triple]]:
+    """Entities, title and relations of the whole conversation: with the LLM when one is configured
+    (one small call per window, metered as memory_extract), else offline. Any window the LLM fails
+    (no answer, a timeout, JSON of another shape) sends the whole conversation to the offline path:
+    a half-LLM, half-offline palace would file one conversation two ways."""
     found = extraction.Extraction()
     triples: list[extraction.Triple] = []
-    for window in extraction.windows(texts):
-        text = "\n".join(window)
+    for window in extraction.windows(turns):
         completion = providers.chat(
             owner_id=conversation.owner_id,
             source=UsageRecord.Source.EXTRACT,
             json_mode=True,
-            messages=[{"role": "system", "content": extraction.LLM_PROMPT}, {"role": "user", "content": text[:12000]}],
+            messages=[
+                {"role": "system", "content": extraction.LLM_PROMPT},
+                {"role": "user", "content": extraction.window_text(window)},
+            ],
         )
-        if completion is not None:
-            try:
-                window_found, window_triples = extraction.from_llm(completion.text)
-                extraction.merge(found, window_found)
-                triples += window_triples
-                continue
-            except ValueError:
-                logger.warning("the LLM's extraction was not the JSON asked for; using the offline extractor")
-        extraction.merge(found, extraction.extract(text))
-    return found, triples
+        if completion is None:
+            break
+        try:
+            window_found, window_triples = extraction.from_llm(completion.text)
+        except ValueError:
+            logger.warning("the LLM's extraction was not the JSON asked for; using the offline extractor")
+            break
+        extraction.merge(found, window_found)
+        triples += window_triples
+    else:
+        # Patterns (items, events, times) are cheap and the LLM is not asked for them.
+        offline = extraction.extract(turns)
+        found.items, found.events, found.times = offline.items, offline.events, offline.times
+        return extraction.count_mentions(found, turns), triples
+    return extraction.count_mentions(extraction.extract(turns), turns), []
 
 
 def _graph_from(
@@ -235,12 +242,7 @@ def _graph_from(
     owner_id = conversation.owner_id
     entities_before = Entity.objects.filter(owner_id=owner_id).count()
     relations_before = Relation.objects.filter(owner_id=owner_id).count()
-    kinds = [
-        (found.people, Entity.Kind.PERSON),
-        (found.projects, Entity.Kind.PROJECT),
-        (found.places, Entity.Kind.PLACE),
-    ]
-    kind_of = {name: kind for counter, kind in kinds for name in counter}
+    kind_of = {entity.name: entity.kind for entity in found.entities}
     naming.ensure_many(Entity, owner_id=owner_id, kinds=kind_of)
     turn_triples = [
         (turn, drawer, triple)
@@ -275,18 +277,30 @@ def _graph_from(
     }
 
 
-def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tuple[Room, bool]:
+def room_title(conversation: Conversation, turns: list[Turn], found: extraction.Extraction) -> str:
+    """The caller's title, else the LLM's, else the user's opening request condensed, else the
+    conversation's main key phrase; never the conversation id."""
+    pairs = [(t.role, t.content) for t in turns]
+    fallback = (
+        topics.topic_label(pairs, avoid=()).capitalize() or f"Conversation of {conversation.started_at:%-d %b %Y}"
+    )
+    return conversation.title or found.title or titles.room_title(pairs, fallback=fallback)
+
+
+def _room_for(
+    conversation: Conversation, wing: Wing, turns: list[Turn], found: extraction.Extraction
+) -> tuple[Room, bool]:
     times = [t.timestamp for t in turns if t.timestamp] or [conversation.started_at]
     room = Room.objects.filter(conversation=conversation).first()
     if room is not None:
         Room.objects.filter(pk=room.pk, ended_at__lt=max(times)).update(ended_at=max(times))
         return room, False
-    title = conversation.title or f"{conversation.started_at:%Y-%m-%d} {conversation.external_id}"
+    title = room_title(conversation, turns, found)
     room = Room.objects.create(
         owner_id=conversation.owner_id,
         wing=wing,
         conversation=conversation,
-        number=_next_numbers(conversation.owner_id, "room", 1)[0],
+        number=next_numbers(conversation.owner_id, "room", 1)[0],
         title=title[:300],
         started_at=min(times),
         ended_at=max(times),
@@ -294,10 +308,13 @@ def _room_for(conversation: Conversation, wing: Wing, turns: list[Turn]) -> tupl
     return room, True
 
 
-def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> tuple[list[Closet], int]:
-    """Each turn's closet, and how many closets were created. One closet per topic segment; new turns
-    continue the room's last topic when their first segment shares its words, else they open new
-    closets after it."""
+def _closets_for(
+    room: Room, turns: list[Turn], segments: list[int], found: extraction.Extraction
+) -> tuple[list[Closet], int]:
+    """Each turn's closet, and how many closets were created. One closet per topic segment, labelled
+    with its key phrase ("leather jacket outfits"); new turns continue the room's last topic when their
+    first segment shares its words, else they open new closets after it."""
+    names = [alias for entity in found.entities for alias in entity.aliases]
     existing = list(room.closets.order_by("position"))
     position = existing[-1].position if existing else -1
     by_segment: dict[int, Closet] = {}
@@ -306,11 +323,10 @@ def _closets_for(room: Room, turns: list[Turn], segments: list[int]) -> tuple[li
     for segment in segments:
         closet = by_segment.get(segment)
         if closet is None:
-            words = extraction.topic_words(
-                " ".join(t.content for t, s in zip(turns, segments, strict=True) if s == segment), 3
-            )
-            topic = " / ".join(sorted(words)) or "conversation"
-            if segment == 0 and existing and words & set(existing[-1].topic.split(" / ")):
+            members = [(t.role, t.content) for t, s in zip(turns, segments, strict=True) if s == segment]
+            words = extraction.topic_words(" ".join(text for _, text in members), 3)
+            topic = topics.topic_label(members, avoid=names) or "conversation"
+            if segment == 0 and existing and words & set(extraction.topic_words(existing[-1].topic)):
                 closet = existing[-1]
             else:
                 position += 1

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings
 from palace.models import ActivityEvent, Closet, Conversation, Drawer, MiningJob, Room, Turn, Wing
-from palace.services import intake, jobs, mining
+from palace.services import filing, intake, jobs, mining
 from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
@@ -191,11 +191,11 @@ def test_an_empty_conversation_mines_to_nothing(api: APIClient, personas: Person
 
 def test_wings_dedupe_by_slug_and_alias(personas: Personas) -> None:
     owner_id = personas.owner.user.pk
-    derek = mining.wing_ensure(owner_id=owner_id, name="Derek", kind="person")
-    assert mining.wing_ensure(owner_id=owner_id, name="derek", kind="person") == derek
+    derek = filing.wing_ensure(owner_id=owner_id, name="Derek", kind="person")
+    assert filing.wing_ensure(owner_id=owner_id, name="derek", kind="person") == derek
     Wing.objects.filter(pk=derek.pk).update(aliases=["derek", "derek smith"])
-    assert mining.wing_ensure(owner_id=owner_id, name="Derek Smith", kind="person") == derek
-    assert mining.wing_ensure(owner_id=personas.outsider.user.pk, name="Derek", kind="person") != derek
+    assert filing.wing_ensure(owner_id=owner_id, name="Derek Smith", kind="person") == derek
+    assert filing.wing_ensure(owner_id=personas.outsider.user.pk, name="Derek", kind="person") != derek
 
 
 def test_a_failed_embedding_still_writes_the_drawers(api: APIClient, personas: Personas, use_providers: Any) -> None:

@@ -1,0 +1,47 @@
+"""Recurring topics: a subject the owner comes back to across conversations without naming an entity
+("sourdough baking", "marathon training") becomes a wing of kind `topic`, linked to every room that
+discusses it. A room keeps its normalised key phrases (Room.keyphrases); a phrase among the top phrases
+of at least MIN_ROOMS rooms, but of at most MAX_SHARE of the owner's rooms (a phrase in every room is
+how people chat, not a topic), files those rooms under the topic's wing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from palace import extraction, topics
+from palace.models import Room, Wing
+from palace.services.filing import wing_ensure
+
+MIN_ROOMS = 3
+MAX_SHARE = 0.4
+
+
+def room_file_topics(*, room: Room, turns: Sequence[tuple[str, str]], found: extraction.Extraction) -> list[Wing]:
+    """Remember the room's key phrases and link it (and the earlier rooms that share a phrase) to the
+    topic wings the phrase now earns. Returns the topic wings the room was linked to. Runs inside the
+    mining transaction; a wing that another miner creates at the same time is found by its slug."""
+    names = [alias for entity in found.entities for alias in entity.aliases]
+    keys = topics.room_keyphrases(turns, avoid=names)
+    Room.objects.filter(pk=room.pk).update(keyphrases=keys)
+    if not keys:
+        return []
+    rooms = Room.objects.filter(owner_id=room.owner_id)
+    total = rooms.count()
+    sharing: dict[str, list[int]] = {key: [room.pk] for key in keys}
+    for other_pk, phrases in (
+        rooms.filter(keyphrases__has_any_keys=keys).exclude(pk=room.pk).values_list("pk", "keyphrases")
+    ):
+        for key in set(phrases) & set(keys):
+            sharing[key].append(other_pk)
+    linked: list[Wing] = []
+    for key, room_ids in sharing.items():
+        if len(room_ids) < MIN_ROOMS or len(room_ids) / max(total, 1) > MAX_SHARE:
+            continue
+        wing = wing_ensure(owner_id=room.owner_id, name=key, kind=Wing.Kind.TOPIC)
+        if wing.kind != Wing.Kind.TOPIC:
+            continue  # the phrase names an entity's wing already ("paris"): no topic of the same name
+        for member in Room.objects.filter(pk__in=room_ids).exclude(wing=wing):
+            member.linked_wings.add(wing)
+        linked.append(wing)
+    return linked

@@ -1,0 +1,146 @@
+"""Offline room titles: the user's opening request, condensed ("Planning a trip to Chicago").
+Pure regex, no model: a few microseconds per conversation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MAX_WORDS = 9
+GREETING = re.compile(
+    r"^(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there)?\b[,!.]?\s*|"
+    r"(?:so|ok(?:ay)?|well|um+|thanks?(?: you)?)[,!.]\s+)+",
+    re.I,
+)
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# (pattern, how the rest reads). "{g}" = the rest's first verb as a gerund, "{x}" = the rest as is.
+REQUESTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.I), how)
+    for p, how in (
+        (
+            r"^i(?:'m| am) (?:looking|searching|hoping) (?:for|to find) (?:help |advice |tips )?(?:with |on )?"
+            r"(?P<x>.+)",
+            "{x}",
+        ),
+        (
+            r"^i(?:'m| am|'ve been| have been) (?:looking|hoping|trying|planning|going|wanting|meaning|about) to "
+            r"(?P<x>.+)",
+            "{g}",
+        ),
+        (
+            r"^i(?:'m| am|'ve been| have been) (?P<x>(?:planning|thinking about|thinking of|considering|working on|"
+            r"writing|learning|organizing|organising|preparing|getting ready for|training for) .+)",
+            "{x}",
+        ),
+        (r"^i(?:'d| would) like (?:to )?(?:get |some |you to )?(?P<x>.+)", "{g}"),
+        (r"^i (?:want|need|wanted|have|hope) (?:to |some |a |an )?(?:help (?:with |to )?)?(?P<x>.+)", "{g}"),
+        (
+            r"^(?:can|could|would|will) you (?:please )?(?:describe|explain|summari[sz]e|list|tell me about|"
+            r"give me|suggest|recommend|provide|share|tell me) (?P<x>.+)",
+            "{x}",
+        ),
+        (r"^(?:can|could|would|will) you (?:please )?(?:help me (?:to |with )?)?(?P<x>.+)", "{g}"),
+        (r"^(?:please )?help me (?:to |with )?(?P<x>.+)", "{g}"),
+        (r"^do you (?:have|know) (?:any |some )?(?P<x>.+)", "{x}"),
+        (r"^what (?:are|is|were|was) (?:some |the )?(?P<x>.+)", "{x}"),
+        (r"^how (?:do|can|should|would) (?:i|you|we) (?P<x>.+)", "how to {x}"),
+        (r"^(?:how|why|when|where|who|which) (?P<x>.+)", "{q}"),
+    )
+)
+CUT = re.compile(
+    r",|;|:| - | \u2013 | \u2014 |\s(?:and i|but|because|since|so that|so i|which|while|as i|if you|"
+    r"that i|and was|and i'm|and want|by the way)\s",
+    re.I,
+)
+WEAK_END = frozenset(
+    "a an the to for with of on in at and or my some any about from that this your our into by is are be".split()
+)
+NO_DOUBLE = set("wxy")
+
+
+def gerund(verb: str) -> str:
+    """plan -> planning, make -> making, visit -> visiting, see -> seeing, tie -> tying."""
+    v = verb.lower()
+    if v.endswith("ie"):
+        return v[:-2] + "ying"
+    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")) and len(v) > 2:
+        return v[:-1] + "ing"
+    vowels = re.findall(r"[aeiou]+", v)
+    if len(vowels) == 1 and re.search(r"[^aeiou][aeiou][^aeiou]$", v) and v[-1] not in NO_DOUBLE:
+        return v + v[-1] + "ing"
+    return v + "ing"
+
+
+TIME_TAIL = re.compile(
+    r"\s+(?:soon|lately|recently|today|tonight|tomorrow|right now|this (?:week|weekend|month|year)|"
+    r"next (?:week|weekend|month|year)|in (?:a few|the coming|the next) \w+|for the next \w+|"
+    r"in order to .*)$",
+    re.I,
+)
+FILLER = re.compile(r"\b(?:currently|really|just|actually|also|now|finally) ", re.I)
+
+
+def _condense(text: str) -> str:
+    text = CUT.split(text, maxsplit=1)[0]
+    text = re.sub(r"^(?:thinking (?:of|about)|considering) (?=\w+ing\b)", "", text, flags=re.I)
+    text = re.sub(r"^(?=(?:a|an) )", "looking for ", text, flags=re.I)
+    text = re.sub(r"^(?:help|advice|tips?) (?:with|on) (?=\w+ing\b)", "", text, flags=re.I)
+    for _ in range(2):
+        text = TIME_TAIL.sub("", text)
+    text = re.sub(r"[?.!]+$", "", text).strip(" \"'")
+    words = text.split()[:MAX_WORDS]
+    while words and words[-1].lower() in WEAK_END:
+        words.pop()
+    return " ".join(words)
+
+
+def _as_title(how: str, rest: str) -> str:
+    rest = re.sub(r"^(?:some|any|a few|more) ", "", rest, flags=re.I)
+    if how == "{g}":
+        first, _, tail = rest.partition(" ")
+        if (
+            first.isalpha()
+            and first.islower()
+            and not first.endswith(("ing", "ed", "s"))
+            and first not in {"a", "an", "the", "some", "my", "your", "new", "good", "more"}
+        ):
+            rest = f"{gerund(first)} {tail}".strip()
+    elif how == "how to {x}":
+        rest = "how to " + rest
+    elif how == "{q}":
+        return ""  # an open question: fall back to the whole sentence below
+    return rest
+
+
+def title_from_request(sentence: str) -> str:
+    sentence = FILLER.sub("", GREETING.sub("", sentence.strip()))
+    for pattern, how in REQUESTS:
+        match = pattern.match(sentence)
+        if match:
+            titled = _condense(_as_title(how, match.group("x")))
+            if len(titled.split()) >= 2:
+                return titled[:1].upper() + titled[1:]
+    condensed = _condense(sentence)
+    return condensed[:1].upper() + condensed[1:] if len(condensed.split()) >= 2 else ""
+
+
+def room_title(turns: Sequence[tuple[str, str]], *, fallback: str = "") -> str:
+    """A title for a conversation from its (role, text) turns: the first request-like sentence of the
+    first user turn (then the second), condensed to at most MAX_WORDS words; `fallback` (e.g. the
+    conversation's top key phrase, or "Conversation on 23 Nov") when nothing reads as a title.
+    Never the conversation id."""
+    users = [text for role, text in turns if role == "user"][:2]
+    for text in users:
+        sentences = [s for s in SENTENCE.split(text.strip()) if s.strip()][:4]
+        # A request beats a statement: first try sentences that match a request pattern.
+        for sentence in sentences:
+            plain = GREETING.sub("", sentence.strip())
+            if any(p.match(plain) for p, how in REQUESTS if how != "{q}"):
+                titled = title_from_request(sentence)
+                if titled:
+                    return titled
+        for sentence in sentences:
+            titled = title_from_request(sentence)
+            if titled and not re.search(r"[{}<>=`]|https?://", titled):
+                return titled
+    return fallback
