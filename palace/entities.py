@@ -59,7 +59,8 @@ NOT_ENTITIES = frozenset(
 ) | {"the world", "mother nature", "happy hour", "black friday"}
 
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
-LEADING = re.compile(r"^(?:the|a|an|my|our|your|his|her|their)\s+", re.I)
+# "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
+LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
 MARKDOWN_HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*\n]{1,80}\*\*:?\s*$|\d+\.\s+\*\*|[-*]\s+\*\*)", re.M)
 
@@ -136,8 +137,39 @@ BRANDS = frozenset(
     netflix hulu spotify audible kindle amazon apple google microsoft uber lyft airbnb etsy ebay craigslist
     walmart target costco ikea zara uniqlo nike adidas starbucks lightroom photoshop canva excel zoom slack
     notion trello duolingo strava fitbit peloton goodreads chatgpt openai iphone ipad android playstation xbox
-    nintendo""".split()
+    nintendo coursera edx udemy skillshare masterclass wikipedia quora medium substack patreon twitch vimeo
+    doordash grubhub instacart expedia booking.com tripadvisor yelp zillow venmo paypal shopify wordpress
+    github gitlab dropbox evernote todoist asana jira figma pytorch tensorflow sephora ulta nordstrom
+    wayfair sephora lululemon rei""".split()
 )
+# Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
+# And Instagram"): matched as whole words, any case, in the user's turns.
+_BRAND_FORMS = {
+    "linkedin": "LinkedIn",
+    "youtube": "YouTube",
+    "tiktok": "TikTok",
+    "ebay": "eBay",
+    "edx": "edX",
+    "iphone": "iPhone",
+    "ipad": "iPad",
+    "paypal": "PayPal",
+    "github": "GitHub",
+    "gitlab": "GitLab",
+    "chatgpt": "ChatGPT",
+    "openai": "OpenAI",
+    "whatsapp": "WhatsApp",
+    "doordash": "DoorDash",
+    "pytorch": "PyTorch",
+    "tensorflow": "TensorFlow",
+    "rei": "REI",
+    "masterclass": "MasterClass",
+    "ikea": "IKEA",
+}
+BRAND = re.compile(
+    r"(?<![\w@#/.])(" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?![\w/])", re.I
+)
+# Words common in chat that are also brand names: only a capitalised mention counts.
+_BRANDS_NEED_CAPITAL = frozenset("target apple zoom notion medium slack excel kindle audible".split())
 EVENT_SUFFIX = re.compile(r"\b(?:Festival|Fest|Gala|Summit|Conference|Marathon|Fair|Expo|Awards|Ball|Games|Cup|Week)$")
 PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
@@ -147,12 +179,23 @@ WORK_CUE = re.compile(
     re.I,
 )
 PLACE_CUE = re.compile(r"\b(?:in|near|around|visit|visiting|visited)\s+$", re.I)
-VENUE_CUE = re.compile(r"\b(?:at|shop at|shopping at|bought from|ordered from|went to)\s+$", re.I)
+VENUE_CUE = re.compile(
+    r"\b(?:at|on|using|use|used|via|through|shop at|shopping at|bought from|ordered from|went to|subscribed to|"
+    r"download(?:ed)?|signed up for|courses? on|app)\s+$",
+    re.I,
+)
+# What follows a name and says it is not a person: "Coursera's courses", "Sephora store".
+THING_AFTER = re.compile(
+    r"^(?:'s|\u2019s)?\s+(?:app|website|site|store|shop|platform|course|courses|account|brand|products?|"
+    r"subscription|membership|card|model|series)\b",
+    re.I,
+)
 
 
-def kind_in_context(name: str, label: str, before: str, quoted: bool) -> str | None:
-    """The kind of one mention, from spaCy's label corrected by the name and the words just before it:
-    a quoted title or "reading X" makes a work, "in X" a place; a brand list beats the small model."""
+def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str = "") -> str | None:
+    """The kind of one mention, from spaCy's label corrected by the name and the words around it:
+    a quoted title or "reading X" makes a work, "in X" a place, "on X" / "X's app" an organisation; a
+    brand list beats the small model; "The Beatles" is a band, not a person."""
     kind = kind_of(name, label)
     if kind is None:
         return None
@@ -163,7 +206,9 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool) -> str | N
     if kind == "person":
         if PLACE_CUE.search(before):
             return "place"
-        if VENUE_CUE.search(before):
+        if VENUE_CUE.search(before) or THING_AFTER.search(after):
+            return "organisation"
+        if name.startswith("The ") and name.endswith("s"):
             return "organisation"
     return kind
 
@@ -196,7 +241,7 @@ def kind_of(name: str, label: str) -> str | None:
 def split_conjunction(name: str, text: str) -> list[str]:
     """ "Instagram and Facebook" -> both, when each part is a brand or is named on its own elsewhere in
     the turn; "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
-    parts = re.split(r"\s+(?:and|&|or)\s+|,\s*", name)
+    parts = re.split(r"\s+(?:and|And|&|or)\s+|,\s*", name)
     if len(parts) > 1 and all(p.lower() in BRANDS or text.count(p) > 1 for p in parts):
         return parts
     return [name]
@@ -238,9 +283,14 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     # Every word a common lower-case word: "Key Metrics", "Social Media" (headings, title case).
     alpha = [w for w in words if w.isalpha()]
-    if len(words) > 1 and all(w.lower() in lower_words for w in alpha) and label not in ("PERSON", "GPE"):
+    if len(words) > 1 and all(_common(w, lower_words) for w in alpha) and label != "GPE":
         return False
     return True
+
+
+def _common(word: str, lower_words: set[str]) -> bool:
+    low = word.lower()
+    return low in lower_words or low.rstrip("s") in lower_words or f"{low}s" in lower_words
 
 
 def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tuple[str, str]]:
@@ -249,26 +299,54 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
         skip = heading_spans(text)
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
-        for ent in doc.ents:
-            if KIND_OF_LABEL.get(ent.label_) is None:
+        covered: list[tuple[int, int]] = []
+        for start, end, text_of, label in _spans(doc):
+            if KIND_OF_LABEL.get(label) is None:
                 continue
-            if any(a <= ent.start_char < b for a, b in skip):
+            if any(a <= start < b for a, b in skip):
                 continue
+            covered.append((start, end))
             # The entity is the whole quoted title ("The Crown"), give or take the quote marks.
-            quoted = any(abs(a - ent.start_char) <= 5 and abs(b - ent.end_char) <= 1 for a, b in quotes)
-            names = [clean(ent.text, keep_article=True)] if quoted else split_conjunction(clean(ent.text), text)
-            before = text[max(0, ent.start_char - 40) : ent.start_char]
-            title = re.search(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s$", before) if ent.label_ == "PERSON" else None
+            quoted = any(abs(a - start) <= 5 and abs(b - end) <= 1 for a, b in quotes)
+            names = [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), text)
+            before, after = text[max(0, start - 40) : start], text[end : end + 30]
+            title = re.search(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s$", before) if label == "PERSON" else None
             if title:  # spaCy leaves the title out: "Dr. Patel" is the more complete form
                 names = [f"{title.group(0)}{n}" if i == 0 else n for i, n in enumerate(names)]
             for name in names:
                 if name.lower() in ALIASES:  # "NYC": a known short form of a place, named in full
                     found.append((ALIASES[name.lower()], "place"))
                     continue
-                kind = kind_in_context(name, ent.label_, before, quoted)
-                if kind is not None and is_plausible(name, ent.label_, lower_words):
+                kind = kind_in_context(name, label, before, quoted, after)
+                if kind is not None and is_plausible(name, label, lower_words):
                     found.append((name, kind))
+        for match in BRAND.finditer(text):
+            raw = match.group(1)
+            if any(a <= match.start() < b for a, b in covered) or any(a <= match.start() < b for a, b in skip):
+                continue
+            if raw.lower() in _BRANDS_NEED_CAPITAL and not raw[0].isupper():
+                continue
+            found.append(
+                (_BRAND_FORMS.get(raw.lower(), raw if not raw.islower() else raw.capitalize()), "organisation")
+            )
     return found
+
+
+_JOINABLE = {"ORG", "PRODUCT", "PERSON", "WORK_OF_ART", "FAC"}
+
+
+def _spans(doc: Any) -> list[tuple[int, int, str, str]]:
+    """The doc's entity spans as (start, end, text, label), with a brand and its model joined: spaCy's
+    small model reads "Honda Civic" as ORG "Honda" + PRODUCT "Civic", and "Adidas Superstar" likewise."""
+    spans: list[tuple[int, int, str, str]] = []
+    for ent in doc.ents:
+        if spans and ent.label_ in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
+            start, end, text, _ = spans[-1]
+            if ent.start_char == end + 1 and doc.text[end] == " ":
+                spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
+                continue
+        spans.append((ent.start_char, ent.end_char, ent.text, ent.label_))
+    return spans
 
 
 def relations_to_user(text: str) -> list[tuple[str, str]]:

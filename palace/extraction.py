@@ -41,8 +41,10 @@ ITEM = re.compile(
 )
 # A project the user names as one ("the Heron project", "an app called Atlas"): NER has no label for it.
 PROJECT = re.compile(
-    r"\b(?:project|app|repo|startup)\s+(?:called\s+|named\s+)([A-Z][\w-]+)|\b([A-Z][\w-]+)\s+(?:project|app|repo)\b"
+    r"\b(?:project|repo|startup)\s+(?:called\s+|named\s+)([A-Z][\w-]+)|\b([A-Z][\w-]+)\s+(?:project|repo)\b"
 )
+# An app the user uses, by name ("an app called Down Dog"): an organisation's product, whatever NER says.
+APP = re.compile(r"\bapp\s+(?:called|named)\s+((?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+){0,2})")
 OWNS = re.compile(
     r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
     r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)"
@@ -96,10 +98,27 @@ def _projects(texts: Sequence[str]) -> Counter[str]:
     return names
 
 
+def _apps(texts: Sequence[str]) -> Counter[str]:
+    return Counter(match.group(1) for text in texts for match in APP.finditer(text))
+
+
 def extract(turns: Sequence[tuple[str, str]]) -> Extraction:
     """The offline extraction of a conversation's (role, text) turns."""
     found = Extraction(entities=ner.conversation_entities(turns))
     user_texts = [text for role, text in turns if role == "user"]
+    for name, count in _apps(user_texts).items():
+        entity = found.named(name)
+        if entity is None:
+            found.entities.append(Entity(name=name, kind="organisation", mentions=count, aliases={name.lower()}))
+        else:
+            entity.kind = "organisation"
+    # A one-word entity that is the start of an app's name ("Down" of "Down Dog") was NER's half of it.
+    apps = {a.lower() for a in _apps(user_texts)}
+    found.entities = [
+        e
+        for e in found.entities
+        if not (" " not in e.name and any(app.startswith(e.name.lower() + " ") for app in apps))
+    ]
     for name, count in _projects(user_texts).items():
         entity = found.named(name)
         if entity is None:
