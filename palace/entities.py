@@ -62,7 +62,12 @@ TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
 LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
-MARKDOWN_HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*\n]{1,80}\*\*:?\s*$|\d+\.\s+\*\*|[-*]\s+\*\*)", re.M)
+MARKDOWN_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s|\*\*[^*\n]{1,80}\*\*:?\s*$|\d+\.\s+\*\*|[-*]\s+\*\*"
+    # a short numbered or bulleted list item ("3. Skill Training."): a label, not a sentence
+    r"|(?:\d+[.)]|[-*\u2022])\s+(?:\S+\s+){0,4}\S+\s*$)",
+    re.M,
+)
 
 RELATIONS = (
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|fiance|fiancee|fiancé|fiancée|son|daughter|"
@@ -140,8 +145,8 @@ BRANDS = frozenset(
     nintendo coursera edx udemy skillshare masterclass wikipedia quora medium substack patreon twitch vimeo
     doordash grubhub instacart expedia booking.com tripadvisor yelp zillow venmo paypal shopify wordpress
     github gitlab dropbox evernote todoist asana jira figma pytorch tensorflow sephora ulta nordstrom
-    wayfair sephora lululemon rei""".split()
-)
+    wayfair lululemon rei""".split()
+) | {"facebook marketplace", "google maps", "apple music", "amazon prime", "khan academy"}
 # Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
 # And Instagram"): matched as whole words, any case, in the user's turns.
 _BRAND_FORMS = {
@@ -303,9 +308,11 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
         for start, end, text_of, label in _spans(doc):
             if KIND_OF_LABEL.get(label) is None:
                 continue
+            if label == "PERSON" and text_of.lower().startswith("the "):
+                label = "ORG"  # "the Beatles", "the Smiths": a band or a family business, not one person
+            text_of = re.split(r"\s+[-\u2013\u2014]\s+", text_of)[0]  # "ABBVIE - Signal Processing Scientist"
             if any(a <= start < b for a, b in skip):
                 continue
-            covered.append((start, end))
             # The entity is the whole quoted title ("The Crown"), give or take the quote marks.
             quoted = any(abs(a - start) <= 5 and abs(b - end) <= 1 for a, b in quotes)
             names = [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), text)
@@ -320,6 +327,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
                 kind = kind_in_context(name, label, before, quoted, after)
                 if kind is not None and is_plausible(name, label, lower_words):
                     found.append((name, kind))
+                    covered.append((start, end))
         for match in BRAND.finditer(text):
             raw = match.group(1)
             if any(a <= match.start() < b for a, b in covered) or any(a <= match.start() < b for a, b in skip):
@@ -381,6 +389,10 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
             # are ambiguous and stay apart.
             people = [o for o in longer if k in o.split() and any(lb == "person" for _, lb, _ in groups[o])]
             target = people[0] if len(people) == 1 else None
+            if target is None:
+                # "Superstar" once "Adidas Superstar" is named: the last word of exactly one brand's product.
+                products = [o for o in longer if o.split()[-1] == k and any(lb != "person" for _, lb, _ in groups[o])]
+                target = products[0] if len(products) == 1 else None
             if target is None and len(k) >= 2 and k.isalpha():
                 raw = groups[k][0][0]
                 if raw.isupper():  # an acronym
@@ -435,6 +447,8 @@ def conversation_entities(
     nlp = nlp or load_nlp()
     lower_words = lowercase_vocabulary(text for _, text in turns)
     texts = [text for role, text in turns if role == "user" or assistant]
+    if not any(text.strip() for text in texts):  # a pasted document with no user turn: read what there is
+        texts = [text for _, text in turns]
     counted: Counter[tuple[str, str]] = Counter(mentions(texts, nlp, lower_words))
     relations: dict[str, str] = {}
     for text in texts:
