@@ -180,7 +180,7 @@ PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s"
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
     r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watching|listening to|"
-    r"the (?:book|novel|show|series|movie|film|podcast|album|song|game|play|documentary))\s+$",
+    r"the (?:book|novel|show|series|movie|film|podcast|album|song|game|play|documentary))\s+(?:[Tt]he\s+)?$",
     re.I,
 )
 PLACE_CUE = re.compile(r"\b(?:in|near|around|visit|visiting|visited)\s+$", re.I)
@@ -325,6 +325,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
                     found.append((ALIASES[name.lower()], "place"))
                     continue
                 kind = kind_in_context(name, label, before, quoted, after)
+                if kind == "work" and before.endswith(("The ", "the ")) and not name.startswith("The "):
+                    name = f"The {name}"  # a title keeps its article: "The Nightingale"
                 if kind is not None and is_plausible(name, label, lower_words):
                     found.append((name, kind))
                     covered.append((start, end))

@@ -1,0 +1,77 @@
+"""The offline extractor on chat text: real names with their kinds, no sentence openers or headings,
+aliases merged, relations to the user, and titles and topic labels a person would write."""
+
+from __future__ import annotations
+
+from palace import extraction, titles, topics
+from palace.entities import conversation_entities
+
+CHAT = [
+    (
+        "user",
+        "Hi! I'm planning a trip to Denver with my sister Rachel next month. Certainly we want good food. "
+        "Dr. Patel said I should rest first. However, Patel also said NYC was fine last year.",
+    ),
+    (
+        "assistant",
+        "Certainly! Nice choice. However, check the weather. Denver has great food, and New York City is "
+        "always an option.\n\n## Packing List\n1. Warm Jacket\n2. Hiking Boots",
+    ),
+    ("user", "Nice, thanks. I also shop on Craigslist for gear and I'm reading The Nightingale on the plane."),
+]
+
+
+def _by_name() -> dict[str, object]:
+    return {entity.name: entity for entity in conversation_entities(CHAT)}
+
+
+def test_names_come_with_their_kinds_and_openers_are_not_names() -> None:
+    found = _by_name()
+    kinds = {name: entity.kind for name, entity in found.items()}  # type: ignore[attr-defined]
+    assert kinds["Denver"] == "place" and kinds["Rachel"] == "person" and kinds["Craigslist"] == "organisation"
+    assert kinds["The Nightingale"] == "work"
+    for junk in ("Certainly", "However", "Nice", "Hi", "Packing List", "Warm Jacket", "Hiking Boots"):
+        assert junk not in found
+
+
+def test_aliases_merge_to_the_most_complete_form() -> None:
+    found = _by_name()
+    assert "Patel" not in found and found["Dr. Patel"].aliases >= {"dr. patel", "patel"}  # type: ignore[attr-defined]
+    assert "NYC" not in found and found["New York City"].kind == "place"  # type: ignore[attr-defined]
+
+
+def test_the_users_relations_are_read() -> None:
+    assert _by_name()["Rachel"].relation == "sister"  # type: ignore[attr-defined]
+
+
+def test_tags_and_graph_facts_come_from_the_same_entities() -> None:
+    found = extraction.count_mentions(extraction.extract(CHAT), CHAT)
+    tags = extraction.tags_for(CHAT[0][1], found)
+    assert (
+        "Rachel" in tags["p"]
+        and "Denver" in tags["l"]
+        and not {"Certainly", "However"} & {name for names in tags.values() for name in names}
+    )
+    facts = {
+        (t.subject, t.predicate, t.object) for text in (c for _, c in CHAT) for t in extraction.triples(text, found)
+    }
+    assert ("Rachel", "relation_to_user", "sister") in facts
+    named = {name for fact in facts for name in (fact[0], fact[2])}
+    assert not {"Certainly", "However", "Nice"} & named
+
+
+def test_a_room_title_is_the_opening_request_condensed() -> None:
+    title = titles.room_title(CHAT)
+    assert title.startswith("Planning a trip to Denver") and len(title.split()) <= titles.MAX_WORDS
+    assert titles.room_title([("user", "Can you help me plan a birthday party for my son?")]) == (
+        "Planning a birthday party for my son"
+    )
+
+
+def test_a_closet_label_is_a_key_phrase_not_a_word_list() -> None:
+    turns = [
+        ("user", "I want to style my leather jacket for autumn. What goes with a leather jacket?"),
+        ("assistant", "A leather jacket pairs well with dark jeans and boots; leather jacket outfits work in layers."),
+    ]
+    label = topics.topic_label(turns)
+    assert "leather jacket" in label and "/" not in label
