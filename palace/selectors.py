@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from palace.models import Closet, Drawer, Entity, MiningJob, Relation, Room, Wing
 from palace.naming import find_named
@@ -78,16 +78,23 @@ def drawers_of_conversation(*, owner: User, external_id: str) -> QuerySet[Drawer
 
 
 def drawer_by_pointer(*, owner: User, pointer: str) -> Drawer | None:
-    """The drawer an AAAK pointer (`§ W-042/R-11/D-007`) names; the wing and room must match too."""
+    """The drawer an AAAK pointer (`§ W-042/R-11/D-007`) names, found by its drawer number (unique per
+    owner, never reused). The wing and room parts are where the drawer was when the pointer was handed
+    out: re-filing (`manage.py remine`) may have moved it since, and an old pointer still finds it."""
     match = AAAK_POINTER.fullmatch(pointer.strip())
     if match is None:
         return None
-    wing, room, number = (int(part) for part in match.groups())
     return (
-        Drawer.objects.filter(owner=owner, number=number, room__number=room, room__wing__number=wing)
+        Drawer.objects.filter(owner=owner, number=int(match.group(3)))
         .select_related("room", "closet", "conversation")
         .first()
     )
+
+
+def palace_owners(*, username: str | None = None) -> QuerySet[User]:
+    """The users who have a palace (at least one room), by username; `username` picks one."""
+    owners = User.objects.filter(Exists(Room.objects.filter(owner=OuterRef("pk")))).order_by("username")
+    return owners.filter(username=username) if username is not None else owners
 
 
 def job_get(*, owner: User, job_id: uuid.UUID) -> MiningJob | None:

@@ -6,4 +6,6 @@
 - `mining`: a conversation's turns filed as drawers in rooms, closets and wings with their AAAK
   pointers, and the knowledge graph they show; forgetting a drawer.
 - `graph`: the temporal knowledge graph's relations (from mining and from the API), with their windows.
+- `remine`: an existing palace filed again with the current extractor (`manage.py remine`), drawers
+  and their pointers kept.
 """

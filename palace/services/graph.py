@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -89,3 +89,20 @@ def relation_add(
             confidence=confidence,
             source_drawer=source_drawer,
         )
+
+
+def relations_delete(*, relations: QuerySet[Relation]) -> int:
+    """Delete relations, and reopen the windows they closed: a single-valued relation closed the row
+    it replaced at its own `valid_from`, and without it that row holds until the next one begins (or
+    stays open). Returns how many were deleted."""
+    gone = list(relations.values_list("owner_id", "subject_id", "predicate", "valid_from"))
+    with transaction.atomic():
+        count, _ = relations.delete()
+        for owner_id, subject_id, predicate, valid_from in sorted(gone, key=lambda row: row[3], reverse=True):
+            if not single_valued(predicate):
+                continue
+            advisory_xact_lock(f"kg:{owner_id}:{subject_id}:{predicate}")
+            rows = Relation.objects.filter(subject_id=subject_id, predicate=predicate)
+            following = rows.filter(valid_from__gt=valid_from).order_by("valid_from").first()
+            rows.filter(valid_to=valid_from).update(valid_to=following.valid_from if following else None)
+    return count

@@ -38,7 +38,7 @@ LINKED_WINGS_MAX = 8  # a room links the subjects named most, not every capitali
 _KIND_ORDER = {"project": 0, "person": 1, "work": 2, "organisation": 3, "place": 4}
 
 
-def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
+def subjects_of(found: extraction.Extraction, agent_name: str) -> Subjects:
     """The primary subject is the entity named most (a project wins a tie: a conversation about a
     project is filed under it); the others are the next LINKED_WINGS_MAX entities named most. With
     none, the conversation goes to its agent's wing (a recurring topic may link it later)."""
@@ -49,7 +49,7 @@ def _subjects(found: extraction.Extraction, agent_name: str) -> Subjects:
     return Subjects(primary=(ranked[0].name, ranked[0].kind), others=others)
 
 
-def _wing_for(owner_id: int, entity_name: str, kind: str, found: extraction.Extraction) -> Wing:
+def wing_for(owner_id: int, entity_name: str, kind: str, found: extraction.Extraction) -> Wing:
     """The subject's wing; every surface form the conversation used becomes one of its aliases, so the
     next conversation that says "Patel" finds "Dr. Patel"."""
     wing = wing_ensure(owner_id=owner_id, name=entity_name, kind=kind)
@@ -60,6 +60,16 @@ def _wing_for(owner_id: int, entity_name: str, kind: str, found: extraction.Extr
             Wing.objects.filter(pk=wing.pk).update(aliases=aliases)
             wing.aliases = aliases
     return wing
+
+
+def aaak_pointer(wing: Wing, room: Room, number: int) -> str:
+    return f"§ W-{wing.number:03d}/R-{room.number:02d}/D-{number:03d}"
+
+
+def search_text(content: str, tags: dict[str, list[str]]) -> str:
+    """What full-text search reads: the turn and its tags (`@p Anna Derek`)."""
+    tag_text = " ".join(f"@{key} " + " ".join(values) for key, values in tags.items())
+    return f"{content}\n{tag_text}"
 
 
 def _empty_counts() -> dict[str, int]:
@@ -85,7 +95,7 @@ def _prepare(conversation: Conversation) -> _Prepared | None:
     if not turns:
         return None
     clock = time.perf_counter()
-    found, llm_triples = _extract(conversation, [(t.role, t.content) for t in every])
+    found, llm_triples = extract(conversation, [(t.role, t.content) for t in every])
     tags = [extraction.tags_for(t.content, found) for t in turns]
     return _Prepared(conversation, turns, found, llm_triples, tags, (time.perf_counter() - clock) * 1000)
 
@@ -130,7 +140,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
     embedder_name = providers.get_embedder().name if vectors is not None else ""
     segments = extraction.segment([t.content for t in turns])
     agent_name = conversation.agent.name if conversation.agent_id and conversation.agent else "unfiled"
-    subjects = _subjects(p.found, agent_name)
+    subjects = subjects_of(p.found, agent_name)
     wings_before = Wing.objects.filter(owner_id=conversation.owner_id).count()
     with transaction.atomic(), naming.remembered():
         # One miner per conversation at a time (two workers given the same job, or two jobs): the
@@ -139,8 +149,8 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         if Drawer.objects.filter(conversation=conversation, turn_index__in=[t.index for t in turns]).exists():
             return {**counts, "raced": 1}  # another run got here first; it reports the counts
         owner_id = conversation.owner_id
-        wing = _wing_for(owner_id, subjects.primary[0], subjects.primary[1], p.found)
-        others = [_wing_for(owner_id, name, kind, p.found) for name, kind in subjects.others]
+        wing = wing_for(owner_id, subjects.primary[0], subjects.primary[1], p.found)
+        others = [wing_for(owner_id, name, kind, p.found) for name, kind in subjects.others]
         room, room_created = _room_for(conversation, wing, turns, p.found)
         counts["rooms"] = int(room_created)
         room.linked_wings.add(*[w for w in others if w.pk != wing.pk])
@@ -151,7 +161,6 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         drawers = []
         for offset, turn in enumerate(turns):
             tags = p.tags[offset]
-            tag_text = " ".join(f"@{key} " + " ".join(values) for key, values in tags.items())
             drawers.append(
                 Drawer(
                     owner_id=conversation.owner_id,
@@ -163,9 +172,9 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
                     role=turn.role,
                     content=turn.content,
                     occurred_at=turn.timestamp or conversation.started_at,
-                    aaak=f"§ W-{wing.number:03d}/R-{room.number:02d}/D-{numbers[offset]:03d}",
+                    aaak=aaak_pointer(wing, room, numbers[offset]),
                     tags=tags,
-                    search_text=f"{turn.content}\n{tag_text}",
+                    search_text=search_text(turn.content, tags),
                     embedding=vectors[offset] if vectors is not None else None,
                     embedding_model=embedder_name,
                     stated_preference=turn.role == "user" and preferences.states_preference(turn.content),
@@ -178,7 +187,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
             room=room,
             turns=[(t.role, t.content, p.tags[i]) for i, t in enumerate(turns)],
         )
-        counts.update(_graph_from(conversation, p.found, turns, drawers, p.llm_triples))
+        counts.update(graph_from(conversation, p.found, turns, drawers, p.llm_triples))
         # Where the time went, for bench/mining.py (milliseconds).
         counts.update(
             ms_extract=round(p.extract_ms),
@@ -195,7 +204,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
     return counts
 
 
-def _extract(
+def extract(
     conversation: Conversation, turns: list[tuple[str, str]]
 ) -> tuple[extraction.Extraction, list[extraction.Triple]]:
     """Entities, title and relations of the whole conversation: with the LLM when one is configured
@@ -231,7 +240,7 @@ def _extract(
     return extraction.count_mentions(extraction.extract(turns), turns), []
 
 
-def _graph_from(
+def graph_from(
     conversation: Conversation,
     found: extraction.Extraction,
     turns: list[Turn],
@@ -308,13 +317,23 @@ def _room_for(
     return room, True
 
 
+def closet_topics(turns: list[Turn], segments: list[int], found: extraction.Extraction) -> dict[int, str]:
+    """Each topic segment's closet label: its key phrase, never one of the conversation's names."""
+    names = [alias for entity in found.entities for alias in entity.aliases]
+    labels = {}
+    for segment in dict.fromkeys(segments):
+        members = [(t.role, t.content) for t, s in zip(turns, segments, strict=True) if s == segment]
+        labels[segment] = topics.topic_label(members, avoid=names) or "conversation"
+    return labels
+
+
 def _closets_for(
     room: Room, turns: list[Turn], segments: list[int], found: extraction.Extraction
 ) -> tuple[list[Closet], int]:
     """Each turn's closet, and how many closets were created. One closet per topic segment, labelled
     with its key phrase ("leather jacket outfits"); new turns continue the room's last topic when their
     first segment shares its words, else they open new closets after it."""
-    names = [alias for entity in found.entities for alias in entity.aliases]
+    labels = closet_topics(turns, segments, found)
     existing = list(room.closets.order_by("position"))
     position = existing[-1].position if existing else -1
     by_segment: dict[int, Closet] = {}
@@ -325,7 +344,7 @@ def _closets_for(
         if closet is None:
             members = [(t.role, t.content) for t, s in zip(turns, segments, strict=True) if s == segment]
             words = extraction.topic_words(" ".join(text for _, text in members), 3)
-            topic = topics.topic_label(members, avoid=names) or "conversation"
+            topic = labels[segment]
             if segment == 0 and existing and words & set(extraction.topic_words(existing[-1].topic)):
                 closet = existing[-1]
             else:

@@ -45,3 +45,32 @@ def room_file_topics(*, room: Room, turns: Sequence[tuple[str, str]], found: ext
             member.linked_wings.add(wing)
         linked.append(wing)
     return linked
+
+
+def owner_file_topics(*, owner_id: int) -> None:
+    """Link every room of the owner to exactly the topic wings its key phrases earn now. Re-filing
+    calls it once every room's key phrases are final: filing room by room reads the other rooms'
+    phrases as they were at that moment, and a link earned from a phrase that a later room lost would
+    otherwise stay (and a second run would remove it)."""
+    rooms = list(Room.objects.filter(owner_id=owner_id).values_list("pk", "wing_id", "keyphrases"))
+    sharing: dict[str, list[int]] = {}
+    for pk, _, phrases in rooms:
+        for key in phrases:
+            sharing.setdefault(key, []).append(pk)
+    wing_of = {pk: wing_id for pk, wing_id, _ in rooms}
+    earned: set[tuple[int, int]] = set()
+    for key, room_ids in sorted(sharing.items()):
+        if len(room_ids) < MIN_ROOMS or len(room_ids) / max(len(rooms), 1) > MAX_SHARE:
+            continue
+        wing = wing_ensure(owner_id=owner_id, name=key, kind=Wing.Kind.TOPIC)
+        if wing.kind != Wing.Kind.TOPIC:
+            continue
+        earned |= {(pk, wing.pk) for pk in room_ids if wing_of[pk] != wing.pk}
+    links = Room.linked_wings.through.objects.filter(room__owner_id=owner_id, wing__kind=Wing.Kind.TOPIC)
+    current = set(links.values_list("room_id", "wing_id"))
+    for room_id, wing_id in current - earned:
+        links.filter(room_id=room_id, wing_id=wing_id).delete()
+    Room.linked_wings.through.objects.bulk_create(
+        [Room.linked_wings.through(room_id=room_id, wing_id=wing_id) for room_id, wing_id in earned - current],
+        ignore_conflicts=True,
+    )
