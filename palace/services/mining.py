@@ -260,6 +260,13 @@ def graph_from(
     ]
     # The LLM's relations belong to the window, not a turn: they cite the first drawer mined here.
     turn_triples += [(turns[0], drawers[0], triple) for triple in llm_triples]
+    # A relation to the user the LLM read but no turn states in so many words cites the first drawer too.
+    related = {t.subject for _, _, t in turn_triples if t.predicate == "relation_to_user"}
+    turn_triples += [
+        (turns[0], drawers[0], extraction.Triple(p.name, "relation_to_user", p.relation, False, 0.7))
+        for p in found.of_kind("person")
+        if p.relation and p.name not in related
+    ]
     seen: set[tuple[str, str, str]] = set()
     for turn, drawer, triple in turn_triples:
         key = (triple.subject, triple.predicate, triple.object)

@@ -229,7 +229,27 @@ def test_long_conversations_are_extracted_window_by_window_with_the_llm(
     assert UsageRecord.objects.filter(owner=personas.owner.user, source="memory_extract").count() == 7  # 60 turns / 9
     relation = Relation.objects.get(predicate="leads")
     assert (relation.subject.name, relation.object.name if relation.object else "") == ("Marguerite", "Heron")
-    assert Room.objects.get().wing.name == "Heron"
+    room = Room.objects.get()
+    assert (room.wing.name, room.wing.kind, room.title) == ("Heron", "project", "Rolling out Heron")
+    assert not Wing.objects.filter(name="Certainly").exists()  # a kind the prompt did not offer is refused
+    boss = Relation.objects.get(predicate="relation_to_user")
+    assert (boss.subject.name, boss.object_value) == ("Marguerite", "boss")
+
+
+def test_an_llm_answer_of_another_shape_sends_the_conversation_to_the_offline_path(
+    api: APIClient, personas: Personas, use_providers: Any, stub_openai: str
+) -> None:
+    from accounts.models import UsageRecord
+    from tests.fixtures.providers import StubOpenAI
+
+    use_providers(LLM_MODEL="gpt-4o-mini", OPENAI_BASE_URL=stub_openai)
+    StubOpenAI.extraction_answer = "Sure! Here are the entities: Derek, Efoil."
+    _post(api, personas.owner.headers, turns=TWO_PEOPLE_AND_A_PROJECT)
+    assert _mine()["drawers"] == 6
+    assert UsageRecord.objects.filter(owner=personas.owner.user, source="memory_extract").count() == 1
+    room = Room.objects.get()
+    assert (room.wing.name, room.wing.kind) == ("Efoil", "project")  # the offline extractor filed it
+    assert "conv-1" not in room.title
 
 
 def test_one_job_run_mines_the_owners_waiting_conversations_in_one_embedding_batch(
