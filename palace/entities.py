@@ -308,7 +308,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
         for start, end, text_of, label in _spans(doc):
             if KIND_OF_LABEL.get(label) is None:
                 continue
-            if label == "PERSON" and text_of.lower().startswith("the "):
+            if label == "PERSON" and (
+                text_of.lower().startswith("the ")
+                or (text_of.endswith("s") and text[:start].endswith(("the ", "The ")))
+            ):
                 label = "ORG"  # "the Beatles", "the Smiths": a band or a family business, not one person
             text_of = re.split(r"\s+[-\u2013\u2014]\s+", text_of)[0]  # "ABBVIE - Signal Processing Scientist"
             if any(a <= start < b for a, b in skip):
@@ -465,7 +468,49 @@ def conversation_entities(
         for alias in entity.aliases:
             if key(alias) in relations and entity.kind == "person":
                 entity.relation = relations[key(alias)]
+    if not assistant:
+        second_opinion(entities, [text for role, text in turns if role != "user"], nlp)
     return entities
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+SECOND_OPINION_SENTENCES = 3
+
+
+def second_opinion(entities: Sequence[Entity], other_texts: Sequence[str], nlp: Any) -> None:
+    """The small model often reads a brand in a user's short sentence as a person ("I got it at
+    Sephora"). For each such "person" that is no one's relative, read up to SECOND_OPINION_SENTENCES
+    sentences of the other side that name it and let their labels vote: a handful of sentences per
+    conversation, not a pass over the assistant's text (which would cost a fifth of mining's time)."""
+    people = [e for e in entities if e.kind == "person" and e.relation is None]
+    sentences: list[str] = []
+    owners: list[Entity] = []
+    for entity in people:
+        pattern = re.compile(
+            "|".join(rf"(?<!\w){re.escape(alias)}(?!\w)" for alias in sorted(entity.aliases) if len(alias) > 2),
+            re.I,
+        )
+        found = [
+            sentence[:400]
+            for text in other_texts
+            for sentence in SENTENCE_END.split(text)
+            if pattern.pattern and pattern.search(sentence)
+        ][:SECOND_OPINION_SENTENCES]
+        sentences += found
+        owners += [entity] * len(found)
+    votes: dict[int, Counter[str]] = defaultdict(Counter)
+    for entity, doc in zip(owners, nlp.pipe(sentences, batch_size=64), strict=True):
+        names = {key(alias) for alias in entity.aliases}
+        for ent in doc.ents:
+            kind = kind_of(clean(ent.text), ent.label_)
+            if kind is not None and key(clean(ent.text)) in names:
+                votes[id(entity)][kind] += 1
+    for entity in people:
+        tally = votes[id(entity)]
+        if tally:
+            best, count = tally.most_common(1)[0]
+            if best != "person" and count > tally["person"]:
+                entity.kind = best
 
 
 def tags_for_turn(text: str, entities: Sequence[Entity]) -> dict[str, list[str]]:
