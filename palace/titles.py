@@ -120,6 +120,8 @@ def title_from_request(sentence: str) -> str:
             titled = _condense(_as_title(how, match.group("x")))
             if len(titled.split()) >= 2:
                 return titled[:1].upper() + titled[1:]
+    # A statement of what the user is doing ("I am flying to Lisbon on May 12"): the doing is the title.
+    sentence = re.sub(r"^(?:i am|i'm|we are|we're|i was|we were)\s+(?=\w+ing\b)", "", sentence, flags=re.I)
     condensed = _condense(sentence)
     return condensed[:1].upper() + condensed[1:] if len(condensed.split()) >= 2 else ""
 
