@@ -463,7 +463,7 @@ def conversation_entities(
             relations.setdefault(key(name), relation)
             if not any(key(n) == key(name) for n, _ in counted):  # NER missed the name: the pattern is evidence
                 counted[(name, "person")] += 1
-    entities = drop_derived(merge_aliases(counted))
+    entities = [e for e in drop_derived(merge_aliases(counted)) if not _is_term(e.name, turns)]
     for entity in entities:
         for alias in entity.aliases:
             if key(alias) in relations and entity.kind == "person":
@@ -471,6 +471,18 @@ def conversation_entities(
     if not assistant:
         second_opinion(entities, [text for role, text in turns if role != "user"], nlp)
     return entities
+
+
+def _is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
+    """An acronym the conversation spells out in lower case is a term, not a name: "NLP" beside "natural
+    language processing", "HIIT" beside "high-intensity interval training" (a "Food and Drug
+    Administration" written with capitals stays an organisation)."""
+    if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    letters = name.lower()
+    words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-z]*" for letter in letters)
+    spelled = re.compile(rf"(?<![A-Za-z]){words}(?![A-Za-z])")
+    return any(spelled.search(text) for _, text in turns)
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -75,3 +75,12 @@ def test_a_closet_label_is_a_key_phrase_not_a_word_list() -> None:
     ]
     label = topics.topic_label(turns)
     assert "leather jacket" in label and "/" not in label
+
+
+def test_an_acronym_the_conversation_spells_out_in_lower_case_is_a_term_not_a_name() -> None:
+    turns = [
+        ("user", "I'm learning NLP at the FDA. Natural language processing, I mean, nlp for short."),
+        ("assistant", "Great: natural language processing is big at the Food and Drug Administration."),
+    ]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert "NLP" not in names
