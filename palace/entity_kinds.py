@@ -1,0 +1,144 @@
+"""What kind of thing a name is: spaCy's label mapped to a wing kind (person, place, organisation,
+project, work), corrected by the name's own shape ("… Tavern" is a place, "… Festival" a work), the words
+around a mention ("on X", "reading X", "in X") and a gazetteer of brands and platforms the small model
+misreads in chat."""
+
+from __future__ import annotations
+
+import re
+
+# spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
+KIND_OF_LABEL: dict[str, str | None] = {
+    "PERSON": "person",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "ORG": "organisation",
+    "PRODUCT": "organisation",  # brands / apps the user uses ("Lightroom", "Spotify"): filed with organisations
+    "WORK_OF_ART": "work",
+    "EVENT": "work",
+    "LAW": "work",
+    "NORP": None,  # "French", "Republicans", "LGBTQ+": adjectives in chat text, too generic for a wing
+    "LANGUAGE": None,
+    "DATE": None,
+    "TIME": None,
+    "MONEY": None,
+    "QUANTITY": None,
+    "PERCENT": None,
+    "CARDINAL": None,
+    "ORDINAL": None,
+}
+
+PLACE_SUFFIX = re.compile(
+    r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Museum|Tavern|Hotel|Resort|Inn|"
+    r"Restaurant|Cafe|Café|Bar|Pub|Bridge|Street|St|Avenue|Ave|Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|"
+    r"Falls|Gardens?|Zoo|Stadium|Arena|Forum|Campground|Center|Centre|Mall|Market|Castle|Palace|Cathedral|Church|"
+    r"Temple|Coast)$"
+)
+
+
+# Brands and platforms people name in chat that the small model mislabels (PERSON, GPE, WORK_OF_ART).
+BRANDS = frozenset(
+    """youtube instagram facebook tiktok twitter reddit pinterest linkedin snapchat whatsapp telegram discord
+    netflix hulu spotify audible kindle amazon apple google microsoft uber lyft airbnb etsy ebay craigslist
+    walmart target costco ikea zara uniqlo nike adidas starbucks lightroom photoshop canva excel zoom slack
+    notion trello duolingo strava fitbit peloton goodreads chatgpt openai iphone ipad android playstation xbox
+    nintendo coursera edx udemy skillshare masterclass wikipedia quora medium substack patreon twitch vimeo
+    doordash grubhub instacart expedia booking.com tripadvisor yelp zillow venmo paypal shopify wordpress
+    github gitlab dropbox evernote todoist asana jira figma pytorch tensorflow sephora ulta nordstrom
+    wayfair lululemon rei""".split()
+) | {"facebook marketplace", "google maps", "apple music", "amazon prime", "khan academy"}
+# Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
+# And Instagram"): matched as whole words, any case, in the user's turns.
+BRAND_FORMS = {
+    "linkedin": "LinkedIn",
+    "youtube": "YouTube",
+    "tiktok": "TikTok",
+    "ebay": "eBay",
+    "edx": "edX",
+    "iphone": "iPhone",
+    "ipad": "iPad",
+    "paypal": "PayPal",
+    "github": "GitHub",
+    "gitlab": "GitLab",
+    "chatgpt": "ChatGPT",
+    "openai": "OpenAI",
+    "whatsapp": "WhatsApp",
+    "doordash": "DoorDash",
+    "pytorch": "PyTorch",
+    "tensorflow": "TensorFlow",
+    "rei": "REI",
+    "masterclass": "MasterClass",
+    "ikea": "IKEA",
+}
+BRAND = re.compile(
+    r"(?<![\w@#/.])(" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?![\w/])", re.I
+)
+# Words common in chat that are also brand names: only a capitalised mention counts.
+BRANDS_NEED_CAPITAL = frozenset("target apple zoom notion medium slack excel kindle audible".split())
+EVENT_SUFFIX = re.compile(r"\b(?:Festival|Fest|Gala|Summit|Conference|Marathon|Fair|Expo|Awards|Ball|Games|Cup|Week)$")
+PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s")
+QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
+WORK_CUE = re.compile(
+    r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watching|listening to|"
+    r"the (?:book|novel|show|series|movie|film|podcast|album|song|game|play|documentary))\s+(?:[Tt]he\s+)?$",
+    re.I,
+)
+PLACE_CUE = re.compile(r"\b(?:in|near|around|visit|visiting|visited)\s+$", re.I)
+VENUE_CUE = re.compile(
+    r"\b(?:at|on|using|use|used|via|through|shop at|shopping at|bought from|ordered from|went to|subscribed to|"
+    r"download(?:ed)?|signed up for|courses? on|app)\s+$",
+    re.I,
+)
+# What follows a name and says it is not a person: "Coursera's courses", "Sephora store".
+THING_AFTER = re.compile(
+    r"^(?:'s|\u2019s)?\s+(?:app|website|site|store|shop|platform|course|courses|account|brand|products?|"
+    r"subscription|membership|card|model|series)\b",
+    re.I,
+)
+
+
+def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str = "") -> str | None:
+    """The kind of one mention, from spaCy's label corrected by the name and the words around it:
+    a quoted title or "reading X" makes a work, "in X" a place, "on X" / "X's app" an organisation; a
+    brand list beats the small model; "The Beatles" is a band, not a person."""
+    kind = kind_of(name, label)
+    if kind is None:
+        return None
+    if name.lower() in BRANDS:
+        return "organisation"
+    if quoted or WORK_CUE.search(before):
+        return "work"
+    if kind == "person":
+        if PLACE_CUE.search(before):
+            return "place"
+        if VENUE_CUE.search(before) or THING_AFTER.search(after):
+            return "organisation"
+        if name.startswith("The ") and name.endswith("s"):
+            return "organisation"
+    return kind
+
+
+def kind_of(name: str, label: str) -> str | None:
+    """The wing kind of one mention: spaCy's label, corrected by the name's own shape — a facility
+    word at the end makes a place ("Billy Goat Tavern", "Yellowstone National Park"), a model number
+    makes a product ("Yamaha P-45")."""
+    kind = KIND_OF_LABEL.get(label)
+    if kind is None:
+        return None
+    if name.endswith("ism") and " " not in name:  # Judaism, Buddhism: a topic, not an organisation
+        return "topic"
+    if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
+        return "work"
+    if (PLACE_SUFFIX.search(name) or PLACE_PREFIX.match(name)) and label in (
+        "ORG",
+        "PERSON",
+        "FAC",
+        "GPE",
+        "LOC",
+        "PRODUCT",
+    ):
+        return "place"
+    if re.search(r"\d", name) and kind in ("place", "person"):
+        return "organisation"
+    return kind

@@ -1,0 +1,135 @@
+"""Which surface forms are names, and how they are written: the filters that keep greetings, sentence
+openers, headings, list labels and spelled-out terms out of the palace, and the cleaning and keys that
+let "Dr. Patel", "Patel" and "patel" meet."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from palace.entity_kinds import BRANDS
+
+# Words spaCy's small model labels as entities in chat text that never name one. Lower-case, whole
+# entity text after cleaning. Kept short: the "lower-case elsewhere" and heading rules catch most junk.
+NOT_ENTITIES = frozenset(
+    """
+    hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
+    ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
+    ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
+    covid covid-19 instagram-worthy
+    monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december
+    christmas easter thanksgiving halloween
+    earth internet web the world
+    also so and but then anyway actually recently yesterday today tonight tomorrow oh well now plus
+    """.split()
+) | {"the world", "mother nature", "happy hour", "black friday"}
+
+TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
+# "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
+LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
+TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
+MARKDOWN_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s|\*\*[^*\n]{1,80}\*\*:?\s*$|\d+\.\s+\*\*|[-*]\s+\*\*"
+    # a short numbered or bulleted list item ("3. Skill Training."): a label, not a sentence
+    r"|(?:\d+[.)]|[-*\u2022])\s+(?:\S+\s+){0,4}\S+\s*$)",
+    re.M,
+)
+
+# Well-known short forms; the generic initials rule (NYC ~ New York City) covers the rest.
+_SHORT_FORMS = {
+    "New York City": "nyc",
+    "New York": "ny",
+    "Los Angeles": "la",
+    "San Francisco": "sf",
+    "Washington, D.C.": "dc",
+    "United Kingdom": "uk u.k.",
+    "United States": "us u.s. usa u.s.a. america the-us the-states",
+    "United Arab Emirates": "uae",
+    "New Orleans": "nola",
+    "Philadelphia": "philly",
+}
+ALIASES: dict[str, str] = {
+    short.replace("-", " "): name for name, shorts in _SHORT_FORMS.items() for short in shorts.split()
+}
+
+
+def clean(text: str, *, keep_article: bool = False) -> str:
+    """Entity text as a wing name: no article/possessive pronoun before (a title keeps its "The"), no
+    possessive 's after."""
+    text = " ".join(text.replace("\n", " ").split()).strip(" .,:;!?\"'“”()[]*_#-•·")
+    text = re.sub(r"^(?i:the\s+)?['\u2018\"\u201c]", "", text)  # the 'Paws for a Cause' gala: the quote starts the name
+    if not (keep_article and text[:4].lower() == "the "):
+        text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")
+    return TRAILING.sub("", text).strip()
+
+
+def split_conjunction(name: str, text: str) -> list[str]:
+    """ "Instagram and Facebook" -> both, when each part is a brand or is named on its own elsewhere in
+    the turn; "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
+    parts = re.split(r"\s+(?:and|And|&|or)\s+|,\s*", name)
+    if len(parts) > 1 and all(p.lower() in BRANDS or text.count(p) > 1 for p in parts):
+        return parts
+    return [name]
+
+
+def key(name: str) -> str:
+    """What two surface forms of one entity share: no title, lower case, no dots."""
+    return TITLES.sub("", name).lower().replace(".", "").strip()
+
+
+def heading_spans(text: str) -> list[tuple[int, int]]:
+    """Character ranges of markdown headings and bold list labels, where capitals prove nothing."""
+    spans = []
+    for match in MARKDOWN_HEADING.finditer(text):
+        end = text.find("\n", match.start())
+        spans.append((match.start(), len(text) if end == -1 else end))
+    return spans
+
+
+def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
+    """Words written in lower case somewhere in the conversation: a capitalised "Nice" or "Lemon" that
+    also appears as "nice"/"lemon" is a common word, not a name."""
+    return {w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
+
+
+def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
+    text = text.strip("\u2022\u00b7\u2013\u2014")
+    low = text.lower()
+    if len(text) < 2 or low in NOT_ENTITIES or not re.search(r"[A-Za-z]", text):
+        return False
+    if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
+        return False
+    words = text.split()
+    if len(words) > 6 or text.endswith(("?", "!")):
+        return False
+    # One capitalised word that the conversation also writes in lower case: a common noun or interjection.
+    # Kept for PERSON/GPE when it is not a common word elsewhere ("Rachel", "Denver").
+    if len(words) == 1 and low in lower_words and not text.isupper():
+        return False
+    # Every word a common lower-case word: "Key Metrics", "Social Media" (headings, title case).
+    alpha = [w for w in words if w.isalpha()]
+    if len(words) > 1 and all(common_word(w, lower_words) for w in alpha) and label != "GPE":
+        return False
+    return True
+
+
+def common_word(word: str, lower_words: set[str]) -> bool:
+    low = word.lower()
+    return low in lower_words or low.rstrip("s") in lower_words or f"{low}s" in lower_words
+
+
+def initials(name: str) -> str:
+    return "".join(w[0] for w in re.findall(r"[A-Za-z]+", name) if w[0].isupper()).lower()
+
+
+def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
+    """An acronym the conversation spells out in lower case is a term, not a name: "NLP" beside "natural
+    language processing", "HIIT" beside "high-intensity interval training" (a "Food and Drug
+    Administration" written with capitals stays an organisation)."""
+    if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    letters = name.lower()
+    words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-z]*" for letter in letters)
+    spelled = re.compile(rf"(?<![A-Za-z]){words}(?![A-Za-z])")
+    return any(spelled.search(text) for _, text in turns)
