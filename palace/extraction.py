@@ -81,7 +81,8 @@ class Triple:
     confidence: float
 
 
-def _patterns(text: str, found: Extraction) -> None:
+def patterns(text: str, found: Extraction) -> None:
+    """Count the items, events and times `text` names into `found`."""
     for match in TIME.finditer(text):
         found.times[match.group(1).lower()] += 1
     for match in EVENT.finditer(text):
@@ -126,7 +127,7 @@ def extract(turns: Sequence[tuple[str, str]]) -> Extraction:
         else:
             entity.kind = "project"  # "the Heron project": the user says what it is
     for _, text in turns:
-        _patterns(text, found)
+        patterns(text, found)
     return found
 
 
@@ -151,7 +152,7 @@ def tags_for(text: str, found: Extraction) -> dict[str, list[str]]:
     for letter, names in ner.tags_for_turn(text, found.entities).items():
         tags.setdefault(letter, []).extend(names)
     own = Extraction()
-    _patterns(text, own)
+    patterns(text, own)
     for letter, counter in (("e", own.events), ("i", own.items), ("t", own.times)):
         tags.setdefault(letter, []).extend(name for name, _ in counter.most_common(TAG_LIMIT))
     return {letter: _unique(names)[:TAG_LIMIT] for letter, names in tags.items() if names}

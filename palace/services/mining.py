@@ -233,9 +233,9 @@ def extract(
         extraction.merge(found, window_found)
         triples += window_triples
     else:
-        # Patterns (items, events, times) are cheap and the LLM is not asked for them.
-        offline = extraction.extract(turns)
-        found.items, found.events, found.times = offline.items, offline.events, offline.times
+        # The LLM is not asked for items, events and times: the patterns find them (no NER pass needed).
+        for _, text in turns:
+            extraction.patterns(text, found)
         return extraction.count_mentions(found, turns), triples
     return extraction.count_mentions(extraction.extract(turns), turns), []
 
