@@ -130,11 +130,16 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
         # pass it (pgvector 0.8). A small owner is read exactly through its own index instead.
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [min(max(40, limit), 1000)])
-        return list(
-            queryset.filter(embedding__isnull=False)
-            .order_by(CosineDistance("embedding", vector))
-            .values_list("pk", flat=True)[:limit]
-        )
+        nearest = queryset.filter(embedding__isnull=False).order_by(CosineDistance("embedding", vector))
+        found = list(nearest.values_list("pk", flat=True)[:limit])
+        if len(found) < limit:
+            # Short of `limit`: either the owner (after filters) has no more rows, or the index scan hit
+            # hnsw.max_scan_tuples in a graph crowded by other owners' rows (or dead ones not yet
+            # vacuumed) before enough of this owner's passed the filter. Both mean few rows: read them
+            # exactly, without the vector index.
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            found = list(nearest.values_list("pk", flat=True)[:limit])
+        return found
 
 
 def _pair_key(row: dict[str, Any]) -> tuple[Any, int]:
