@@ -58,3 +58,20 @@ def serialized(
     """`items` in `serializer`'s shape, as the list the one list shape takes (DRF's type stubs call the
     data of `many=True` a dict)."""
     return cast(list[Any], serializer(items, many=True, context=context or {}).data)
+
+
+MAX_ACL_AGENTS = 1000
+
+
+class AgentAccessControl(serializers.Serializer):
+    """The agent lists of an access-control list, as pools and contexts share them."""
+
+    read = serializers.ListField(
+        child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list, help_text="Agents that may read."
+    )
+    write = serializers.ListField(
+        child=serializers.UUIDField(),
+        max_length=MAX_ACL_AGENTS,
+        default=list,
+        help_text="Agents that may read and write.",
+    )

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from episodic.api.common import ListedChoiceField, check_agents, one_of, serialized
+from episodic.api.common import AgentAccessControl, ListedChoiceField, check_agents, one_of, serialized
 from episodic.models import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
 from episodic.selectors import contexts as selectors
 from episodic.services import contexts as services
@@ -39,7 +39,6 @@ MESSAGE_RESERVED_NAME = "Names starting with 'agent-memory:' are reserved for th
 
 MAX_NAME_LENGTH = 200  # the column's length
 MAX_CONTENT_LENGTH = 20_000
-MAX_ACL_AGENTS = 1000
 RESERVED_NAME_PREFIX = "agent-memory:"  # services.agent_memory_context's names
 
 _CREATE_ERRORS = {**ERROR_RESPONSES, 409: OpenApiResponse(ErrorEnvelope, description="The name is taken")}
@@ -48,16 +47,8 @@ _CREATE_ERRORS = {**ERROR_RESPONSES, 409: OpenApiResponse(ErrorEnvelope, descrip
 # --- shapes -------------------------------------------------------------------------------------------
 
 
-class ContextAccessControl(serializers.Serializer):
-    read = serializers.ListField(
-        child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list, help_text="Agents that may read."
-    )
-    write = serializers.ListField(
-        child=serializers.UUIDField(),
-        max_length=MAX_ACL_AGENTS,
-        default=list,
-        help_text="Agents that may read and write.",
-    )
+class ContextAccessControl(AgentAccessControl):
+    pass
 
 
 class ContextOutput(serializers.ModelSerializer):

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from episodic.api.common import ListedChoiceField, check_agents, one_of, serialized
+from episodic.api.common import AgentAccessControl, ListedChoiceField, check_agents, one_of, serialized
 from episodic.models import MemoryPool
 from episodic.selectors import pools as selectors
 from episodic.services import pools as services
@@ -37,7 +37,6 @@ MESSAGE_EXPIRY_TWICE = "Give expires_at or ttl_seconds, not both."
 MESSAGE_EXPIRY_PAST = "Must be in the future."
 
 MAX_ID_LENGTH = 200  # the columns' length
-MAX_ACL_AGENTS = 1000
 MAX_TTL_SECONDS = 365 * 86400
 
 WRITE_ERRORS = {
@@ -60,16 +59,7 @@ def _version_field() -> serializers.IntegerField:
     )
 
 
-class AccessControl(serializers.Serializer):
-    read = serializers.ListField(
-        child=serializers.UUIDField(), max_length=MAX_ACL_AGENTS, default=list, help_text="Agents that may read."
-    )
-    write = serializers.ListField(
-        child=serializers.UUIDField(),
-        max_length=MAX_ACL_AGENTS,
-        default=list,
-        help_text="Agents that may read and write.",
-    )
+class AccessControl(AgentAccessControl):
     public_read = serializers.BooleanField(
         default=False, help_text="Every agent of the account may read (not for agent_private pools)."
     )
