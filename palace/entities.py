@@ -22,9 +22,13 @@ from palace.entity_names import (
     ALIASES,
     NOT_ENTITIES,
     TITLES,
+    capitalised_runs,
     clean,
+    common_word,
     heading_spans,
     initials,
+    is_dish,
+    is_people_plural,
     is_plausible,
     is_term,
     key,
@@ -51,6 +55,10 @@ RELATIVE = re.compile(
 RELATIVE_AFTER = re.compile(rf"\b([A-Z][a-zA-Z'\u2019-]+),?\s+\(?(?i:my)\s+({RELATIONS})\b")
 
 
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+TRAILING_POSSESSIVE = re.compile(r"(?:'s|\u2019s)$")
+
+
 @dataclass
 class Entity:
     name: str  # most complete form
@@ -68,14 +76,16 @@ def load_nlp() -> Any:
     return spacy.load(MODEL, exclude=list(NOT_FOR_NER))
 
 
-def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tuple[str, str]]:
-    """(clean text, kind) of every kept entity mention in `texts` (user turns)."""
+def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str = "") -> list[tuple[str, str]]:
+    """(clean text, kind) of every kept entity mention in `texts` (user turns); `context` (the whole
+    conversation) says whether "A and B" names two things."""
     found: list[tuple[str, str]] = []
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
         skip = heading_spans(text)
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
-        for start, end, text_of, label in _spans(doc):
+        runs = capitalised_runs(text, lower_words)
+        for start, end, text_of, label in _spans(doc, runs):
             if KIND_OF_LABEL.get(label) is None:
                 continue
             if label == "PERSON" and (
@@ -88,7 +98,9 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
                 continue
             # The entity is the whole quoted title ("The Crown"), give or take the quote marks.
             quoted = any(abs(a - start) <= 5 and abs(b - end) <= 1 for a, b in quotes)
-            names = [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), text)
+            names = (
+                [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
+            )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
             title = re.search(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s$", before) if label == "PERSON" else None
             if title:  # spaCy leaves the title out: "Dr. Patel" is the more complete form
@@ -103,6 +115,13 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
                 if kind is not None and is_plausible(name, label, lower_words):
                     found.append((name, kind))
                     covered.append((start, end))
+        for start, end, name in runs:  # what NER missed: "the Kawai ES110", "the Billy Bookcase"
+            if any(a < end and start < b for a, b in covered) or any(a <= start < b for a, b in skip):
+                continue
+            kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
+            if kind is not None and is_plausible(name, "ORG", lower_words):
+                found.append((name, kind))
+                covered.append((start, end))
         for match in BRAND.finditer(text):
             raw = match.group(1)
             if any(a <= match.start() < b for a, b in covered) or any(a <= match.start() < b for a, b in skip):
@@ -116,11 +135,18 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str]) -> list[tupl
 _JOINABLE = {"ORG", "PRODUCT", "PERSON", "WORK_OF_ART", "FAC"}
 
 
-def _spans(doc: Any) -> list[tuple[int, int, str, str]]:
+def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[int, int, str, str]]:
     """The doc's entity spans as (start, end, text, label), with a brand and its model joined: spaCy's
-    small model reads "Honda Civic" as ORG "Honda" + PRODUCT "Civic", and "Adidas Superstar" likewise."""
+    small model reads "Honda Civic" as ORG "Honda" + PRODUCT "Civic", and "Adidas Superstar" likewise.
+    A span inside a longer capitalised run grows to the run ("at Yoga Bliss": NER sees "Bliss")."""
     spans: list[tuple[int, int, str, str]] = []
     for ent in doc.ents:
+        run = next((r for r in runs if r[0] <= ent.start_char and ent.end_char <= r[1]), None)
+        if run is not None and ent.label_ in _JOINABLE and (run[0], run[1]) != (ent.start_char, ent.end_char):
+            if spans and spans[-1][0] == run[0]:
+                continue
+            spans.append((run[0], run[1], run[2], "PRODUCT" if ent.label_ == "PRODUCT" else "ORG"))
+            continue
         if spans and ent.label_ in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
             start, end, text, _ = spans[-1]
             if ent.start_char == end + 1 and doc.text[end] == " ":
@@ -167,6 +193,10 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
                 if raw.isupper():  # an acronym
                     by_initials = [o for o in longer if initials(groups[o][0][0]) == k]
                     target = by_initials[0] if len(by_initials) == 1 else None
+        elif k not in ALIASES:
+            # "Mustang I V2" once "Fender Mustang I V2" is named: the tail of exactly one longer name.
+            tails = [o for o in keys if len(o.split()) > len(k.split()) and o.endswith(f" {k}") and o not in parent]
+            target = tails[0] if len(tails) == 1 else None
         if target is not None:
             parent[k] = parent.get(target, target)
     merged: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
@@ -218,7 +248,8 @@ def conversation_entities(
     texts = [text for role, text in turns if role == "user" or assistant]
     if not any(text.strip() for text in texts):  # a pasted document with no user turn: read what there is
         texts = [text for _, text in turns]
-    counted: Counter[tuple[str, str]] = Counter(mentions(texts, nlp, lower_words))
+    context = "\n".join(text for _, text in turns)
+    counted: Counter[tuple[str, str]] = Counter(mentions(texts, nlp, lower_words, context))
     relations: dict[str, str] = {}
     for text in texts:
         for name, relation in relations_to_user(text):
@@ -227,17 +258,69 @@ def conversation_entities(
             relations.setdefault(key(name), relation)
             if not any(key(n) == key(name) for n, _ in counted):  # NER missed the name: the pattern is evidence
                 counted[(name, "person")] += 1
-    entities = [e for e in drop_derived(merge_aliases(counted)) if not is_term(e.name, turns)]
+    entities = [
+        e
+        for e in drop_derived(merge_aliases(counted))
+        if not (is_term(e.name, turns) or is_dish(e.name) or is_people_plural(e.name, context))
+    ]
     for entity in entities:
         for alias in entity.aliases:
             if key(alias) in relations and entity.kind == "person":
                 entity.relation = relations[key(alias)]
     if not assistant:
-        second_opinion(entities, [text for role, text in turns if role != "user"], nlp)
+        other_texts = [text for role, text in turns if role != "user"]
+        entities += recurring_names(entities, other_texts, nlp, lower_words)
+        second_opinion(entities, other_texts, nlp)
     return entities
 
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of
+# Cognition", "Duc de Berry"), not at the start of a sentence or a line.
+NAME_RUN = re.compile(
+    r"(?:(?<=[a-z0-9,;(] )|(?<=[a-z] [\"\u201c]))"
+    r"[A-Z][\w\u2019'+-]*(?:\s+(?:(?:of|the|for|de|du|la|von|van)\s+)?[A-Z][\w\u2019'+-]*)+"
+)
+RECURRING_NAMES = 6  # names checked per conversation: a handful of short NER calls
+NAME_PARTICLES = {"of", "the", "for", "de", "du", "la", "von", "van"}
+
+
+def recurring_names(
+    entities: Sequence[Entity], other_texts: Sequence[str], nlp: Any, lower_words: set[str]
+) -> list[Entity]:
+    """What the conversation is about that only the assistant names, again and again ("New York City" in
+    every answer about a trip, the product a pitch is written for): multi-word capitalised names that
+    recur mid-sentence in the assistant's turns, confirmed by NER on one sentence each. The top
+    RECURRING_NAMES only, so the assistant's text costs a regex, not a model pass; a name said once (a
+    list of ten books) stays out."""
+    known = {key(alias) for entity in entities for alias in entity.aliases}
+    counts: Counter[str] = Counter()
+    sentence_of: dict[str, str] = {}
+    for text in other_texts:
+        skip = heading_spans(text)
+        for sentence in SENTENCE_END.split(text):
+            for match in NAME_RUN.finditer(sentence):
+                name = TRAILING_POSSESSIVE.sub("", match.group(0))
+                words = [w for w in name.split() if w not in NAME_PARTICLES]
+                if key(name) in known or all(common_word(w, lower_words) for w in words if w.isalpha()):
+                    continue
+                if any(name in text[a:b] for a, b in skip):
+                    continue
+                counts[name] += 1
+                sentence_of.setdefault(name, sentence[:400])
+    wanted = [name for name, n in counts.most_common(RECURRING_NAMES) if n >= 2]
+    found: list[Entity] = []
+    for name, doc in zip(wanted, nlp.pipe([sentence_of[n] for n in wanted], batch_size=16), strict=True):
+        for ent in doc.ents:
+            if key(clean(ent.text)) != key(name):
+                continue
+            before = doc.text[max(0, ent.start_char - 40) : ent.start_char]
+            kind = kind_in_context(name, ent.label_, before, False, doc.text[ent.end_char : ent.end_char + 30])
+            if kind is not None and is_plausible(name, ent.label_, lower_words):
+                found.append(Entity(name=name, kind=kind, mentions=counts[name], aliases={name.lower()}))
+            break
+    return found
+
+
 SECOND_OPINION_SENTENCES = 3
 
 

@@ -46,8 +46,42 @@ BRANDS = frozenset(
     nintendo coursera edx udemy skillshare masterclass wikipedia quora medium substack patreon twitch vimeo
     doordash grubhub instacart expedia booking.com tripadvisor yelp zillow venmo paypal shopify wordpress
     github gitlab dropbox evernote todoist asana jira figma pytorch tensorflow sephora ulta nordstrom
-    wayfair lululemon rei""".split()
-) | {"facebook marketplace", "google maps", "apple music", "amazon prime", "khan academy"}
+    wayfair lululemon rei rolex omega seiko casio garmin timex cartier tiffany pandora swarovski gucci prada
+    chanel dior hermes burberry coach fendi versace balenciaga levi's gap h&m patagonia columbia
+    reebok puma asics converse vans skechers brooks hoka saucony crocs birkenstock timberland ugg samsung
+    sony lg panasonic philips bose sonos jbl canon nikon fujifilm gopro dell lenovo asus acer logitech
+    dyson roomba keurig nespresso vitamix kitchenaid instant toyota honda ford tesla subaru mazda nissan
+    hyundai kia volkswagen bmw audi mercedes volvo jeep chevrolet lego hasbro mattel disney marvel pixar
+    hbo peacock paramount crunchyroll pandora soundcloud tidal deezer bandcamp shazam headspace calm
+    myfitnesspal noom weightwatchers ww nutrisystem hellofresh blueapron chewy petco petsmart homedepot
+    lowes bestbuy macy's kohl's sears tjmaxx marshalls aldi kroger safeway wholefoods traderjoe's
+    mcdonald's chipotle subway dunkin""".split()
+) | {
+    "facebook marketplace",
+    "google maps",
+    "apple music",
+    "amazon prime",
+    "khan academy",
+    "new balance",
+    "home depot",
+    "best buy",
+    "whole foods",
+    "trader joe's",
+    "under armour",
+    "the north face",
+    "old navy",
+    "banana republic",
+    "bath & body works",
+    "american eagle",
+    "urban outfitters",
+    "kay jewelers",
+    "weight watchers",
+    "planet fitness",
+    "apple tv+",
+    "disney+",
+    "prime video",
+    "youtube music",
+}
 # Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
 # And Instagram"): matched as whole words, any case, in the user's turns.
 BRAND_FORMS = {
@@ -76,7 +110,19 @@ BRAND = re.compile(
 )
 # Words common in chat that are also brand names: only a capitalised mention counts.
 BRANDS_NEED_CAPITAL = frozenset("target apple zoom notion medium slack excel kindle audible".split())
-EVENT_SUFFIX = re.compile(r"\b(?:Festival|Fest|Gala|Summit|Conference|Marathon|Fair|Expo|Awards|Ball|Games|Cup|Week)$")
+# The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
+ORG_SUFFIX = re.compile(
+    r"\b(?:Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
+    r"University|College|Academy|School|Club|Agency|Studios?|Records|Airlines?|Airways|Motors|Labs?|"
+    r"Services?|Partners|Jewell?ers|Bakery|Brewery|Brewing|Pharmacy|Clinic|Hospital|Council|Committee|"
+    r"Federation|League|Union|Network|Press|Publishing|Media|Systems|Technologies|Solutions|Industries|"
+    r"Collective|Guild|Fund|Trust|Church|Ministries|Department|Bureau|Commission|Authority|Administration)$"
+)
+EVENT_SUFFIX = re.compile(
+    r"\b(?:Festival|Fest|Gala|Summit|Conference|Marathon|Fair|Expo|Awards|Ball|Games|Cup|Week|Challenge)$"
+)
+PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
+PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
 PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
@@ -85,6 +131,12 @@ WORK_CUE = re.compile(
     re.I,
 )
 PLACE_CUE = re.compile(r"\b(?:in|near|around|visit|visiting|visited)\s+$", re.I)
+# "interested in X", "a job in X": "in" before an organisation that is not a place.
+NOT_PLACE_CUE = re.compile(
+    r"\b(?:interested|interest|invest(?:ed|ing)?|enrolled|involved|participat\w*|experienced?|skilled|certified|"
+    r"degree|career|jobs?|work(?:ing)?|roles?|positions?|included|listed|featured|available|account)\s+in\s+$",
+    re.I,
+)
 VENUE_CUE = re.compile(
     r"\b(?:at|on|using|use|used|via|through|shop at|shopping at|bought from|ordered from|went to|subscribed to|"
     r"download(?:ed)?|signed up for|courses? on|app)\s+$",
@@ -105,8 +157,10 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
     kind = kind_of(name, label)
     if kind is None:
         return None
-    if name.lower() in BRANDS:
-        return "organisation"
+    if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and kind != "place"):
+        return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adidas Superstar"
+    if PROJECT_AFTER.search(after):
+        return "project"
     if quoted or WORK_CUE.search(before):
         return "work"
     if kind == "person":
@@ -116,6 +170,14 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
             return "organisation"
         if name.startswith("The ") and name.endswith("s"):
             return "organisation"
+    if (
+        kind == "organisation"
+        and label == "ORG"
+        and PLACE_CUE.search(before)
+        and not NOT_PLACE_CUE.search(before)
+        and not ORG_SUFFIX.search(name)
+    ):
+        return "place"  # "in Odaiba": the small model's ORG for a district it does not know
     return kind
 
 
@@ -139,6 +201,10 @@ def kind_of(name: str, label: str) -> str | None:
         "PRODUCT",
     ):
         return "place"
+    if PROJECT_SUFFIX.search(name) and label not in ("GPE", "LOC", "FAC"):
+        return "project"
+    if ORG_SUFFIX.search(name) and kind in ("person", "place", "work") and label != "GPE":
+        return "organisation"
     if re.search(r"\d", name) and kind in ("place", "person"):
         return "organisation"
     return kind

@@ -66,11 +66,48 @@ def clean(text: str, *, keep_article: bool = False) -> str:
 
 def split_conjunction(name: str, text: str) -> list[str]:
     """ "Instagram and Facebook" -> both, when each part is a brand or is named on its own elsewhere in
-    the turn; "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
+    `text` (the conversation); "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
     parts = re.split(r"\s+(?:and|And|&|or)\s+|,\s*", name)
-    if len(parts) > 1 and all(p.lower() in BRANDS or text.count(p) > 1 for p in parts):
+    if len(parts) > 1 and all(p.lower() in BRANDS or text.count(p) > text.count(name) for p in parts):
         return parts
     return [name]
+
+
+# A capitalised word, a model number ("ES110", "DS-1", "P-45") or an issue number ("#1").
+_CAP_WORD = r"(?:[A-Z][\w\u2019'+&-]*|[A-Z]*\d[\w-]*|#\d+)"
+# A run of them after a determiner or preposition, so never at a sentence start: names the small model
+# misses in chat ("the Kawai ES110", "a Boss DS-1", "at Yoga Bliss", "the Billy Bookcase").
+CAPITALISED_RUN = re.compile(
+    rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|into|about)\s+({_CAP_WORD}(?:\s+{_CAP_WORD}){{0,4}})"
+)
+MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-Z]*-?\d[\w-]*$")
+
+
+def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each run of two or more capitalised words, or a name with a model number,
+    that is not just common words in title case ("the Main Event" when "main" and "event" are written
+    in lower case elsewhere)."""
+    runs = []
+    for match in CAPITALISED_RUN.finditer(text):
+        name = TRAILING.sub("", match.group(1)).rstrip("-")
+        start = match.start(1)
+        owner = re.match(r"^.*?[\w.]+(?:'s|\u2019s)\s+", name)
+        if owner:  # "NEA's Our Town Program": the name is what the possessive owns
+            start += owner.end()
+            name = name[owner.end() :]
+        words = name.split()
+        if not words:
+            continue
+        if words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
+            continue
+        has_model = any(MODEL_NUMBER.match(w) for w in words[1:]) or bool(MODEL_NUMBER.match(words[0]))
+        if len(words) < 2 and not has_model:
+            continue
+        alpha = [w for w in words if w.isalpha()]
+        if not has_model and (not alpha or all(common_word(w, lower_words) for w in alpha)):
+            continue
+        runs.append((start, start + len(name), name))
+    return runs
 
 
 def key(name: str) -> str:
@@ -117,6 +154,30 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
 def common_word(word: str, lower_words: set[str]) -> bool:
     low = word.lower()
     return low in lower_words or low.rstrip("s") in lower_words or f"{low}s" in lower_words
+
+
+# Words that end or start a dish's name: "Pasta Primavera", "Caesar Salad", "Chicken Tikka Masala" are
+# recipes, not wings (restaurants keep their names through the brand list or a place word).
+DISH_WORDS = frozenset(
+    """pasta salad soup stew curry risotto lasagna pizza tacos taco burrito burger sandwich wrap bowl cake pie
+    tart cookies cookie muffins bread pancakes waffles omelette omelet frittata quiche casserole chili
+    noodles ramen stir-fry smoothie latte chicken beef pork salmon shrimp tofu masala tikka alfredo
+    carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki""".split()
+)
+
+
+def is_dish(name: str) -> bool:
+    words = name.lower().split()
+    return len(words) > 1 and (words[0] in DISH_WORDS or words[-1] in DISH_WORDS) and name.lower() not in BRANDS
+
+
+def is_people_plural(name: str, text: str) -> bool:
+    """ "Vikings" beside "Viking mythology", "Romans" beside "Roman roads": a people, said as a plural,
+    whose singular is an adjective in the same conversation."""
+    if " " in name or not name.endswith("s") or len(name) < 5:
+        return False
+    singular = name[:-1]
+    return re.search(rf"(?<![\w-]){re.escape(singular)}\s+[a-z]", text) is not None
 
 
 def initials(name: str) -> str:

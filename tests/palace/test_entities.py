@@ -84,3 +84,46 @@ def test_an_acronym_the_conversation_spells_out_in_lower_case_is_a_term_not_a_na
     ]
     names = {entity.name for entity in conversation_entities(turns)}
     assert "NLP" not in names
+
+
+def test_names_the_small_model_misses_are_read_from_capitalised_runs() -> None:
+    turns = [
+        ("user", "I'm comparing the Yamaha P-45 and the Kawai ES110. I also play through a Boss DS-1 pedal."),
+        ("user", "Last week I tried a class at Yoga Bliss, and I keep the music on NEA's Our Town Program list."),
+        ("assistant", "Both pianos are good; yoga classes help too."),
+    ]
+    found = {entity.name: entity.kind for entity in conversation_entities(turns)}
+    assert found.get("Kawai ES110") == "organisation" and found.get("Boss DS-1") == "organisation"
+    assert found.get("Yoga Bliss") == "organisation" and "Bliss" not in found
+    assert found.get("Our Town Program") == "project" and "NEA's Our Town Program" not in found
+
+
+def test_a_brand_product_is_one_organisation_under_its_full_name() -> None:
+    turns = [
+        ("user", "I'm interested in the Adidas Superstar. I think the Superstar might be more stylish."),
+        ("user", "Can you tell me about the break-in period for the Superstar? I also wear my Fitbit Charge 3."),
+    ]
+    found = {entity.name: entity.kind for entity in conversation_entities(turns)}
+    assert found.get("Adidas Superstar") == "organisation" and "Superstar" not in found
+    assert found.get("Fitbit Charge 3") == "organisation"
+
+
+def test_dishes_and_peoples_are_not_wings() -> None:
+    turns = [
+        ("user", "I think I'm going to try the Pasta Primavera tonight."),
+        ("user", "How did the Vikings see death? Viking beliefs fascinate me, and so does Odin."),
+        ("assistant", "Viking mythology held that warriors went to Valhalla."),
+    ]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert not {"Pasta Primavera", "Vikings"} & names
+
+
+def test_a_name_the_assistant_repeats_is_kept_and_one_said_once_is_not() -> None:
+    turns = [
+        ("user", "Which cities about 900 miles away get snow in winter?"),
+        ("assistant", "Measured from New York City, Chicago gets snow. A flight from New York City is short."),
+        ("assistant", "Winters near New York City are mild; the author Mary Beth Keane wrote about them."),
+    ]
+    found = {entity.name: entity.kind for entity in conversation_entities(turns)}
+    assert found.get("New York City") == "place"
+    assert "Mary Beth Keane" not in found  # named once, by the assistant: a mention, not the conversation's subject
