@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Count, QuerySet, Sum
+from django.db.models.functions import TruncMonth
 
 from accounts.models import Agent, ApiKey, UsageRecord
 
@@ -94,3 +95,18 @@ def usage_summary(*, owner: User) -> list[Any]:
 def agent_ids_known(*, owner: User, agent_ids: list[str]) -> set[str]:
     """Which of these ids (as strings) name agents of this owner."""
     return {str(pk) for pk in Agent.objects.filter(owner=owner, pk__in=agent_ids).values_list("pk", flat=True)}
+
+
+def usage_by_month(*, owner: User) -> list[Any]:
+    """Calls, items, tokens and estimated cost per month, source and model (newest month first)."""
+    return list(
+        UsageRecord.objects.filter(owner=owner)
+        .annotate(month=TruncMonth("created_at"))
+        .values("month", "source", "model")
+        .annotate(calls=Count("id"), items=Sum("items"), tokens=Sum("input_tokens"), cost=Sum("cost_usd"))
+        .order_by("-month", "source", "model")
+    )
+
+
+def agents_of(*, owner: User) -> QuerySet[Agent]:
+    return Agent.objects.filter(owner=owner).order_by("name")

@@ -128,7 +128,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/accounts/login/"  # Django's own login view at its default URL; the admin keeps its own
+LOGIN_REDIRECT_URL = "/memory"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -140,6 +142,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missi
 # Serve static files straight from the apps (no collectstatic step for `make run`); production may
 # still run collectstatic into STATIC_ROOT.
 WHITENOISE_USE_FINDERS = True
+STATICFILES_DIRS = [BASE_DIR / "static"]  # the site's own CSS and the vendored htmx (never a CDN)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api.urls import api_urlpatterns as accounts_api
@@ -9,7 +8,9 @@ from episodic.api.urls import compat_urlpatterns as episodic_compat
 from ledger.api.urls import api_urlpatterns as ledger_api
 from ledger.api.urls import compat_urlpatterns as ledger_compat
 from memory_site.health import HealthApi
+from memory_site.views import home
 from palace.api.urls import api_urlpatterns as palace_api
+from palace.web.urls import urlpatterns as memory_pages
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
@@ -20,7 +21,9 @@ api_v1: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/api/docs/", permanent=False)),
+    path("", home, name="home"),
+    *memory_pages,
+    path("accounts/", include("django.contrib.auth.urls")),
     # The reference service's paths (DESIGN §5.10), same views as under /api/v1/.
     path("health", HealthApi.as_view(), name="health"),
     *ledger_compat,

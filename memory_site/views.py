@@ -1,4 +1,4 @@
-"""Django-level error pages: JSON envelopes under the API prefixes, Django's defaults elsewhere."""
+"""The site root, and Django-level error pages: JSON envelopes under the API prefixes, Django's defaults elsewhere."""
 
 from __future__ import annotations
 
@@ -6,11 +6,17 @@ import logging
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.views import defaults
 
 from memory_site.api.errors import MESSAGE_NOT_FOUND, MESSAGE_SERVER_ERROR, is_api_path, json_error
 
 logger = logging.getLogger(__name__)
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """`/`: the person's memory when logged in, the login page otherwise (the API docs are linked from both)."""
+    return redirect("memory" if request.user.is_authenticated else "login")
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

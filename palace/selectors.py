@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models.functions import TruncDate
 
-from palace.models import Closet, Drawer, Entity, MiningJob, Relation, Room, Wing
+from palace.models import ActivityEvent, Closet, Drawer, Entity, MiningJob, Relation, Room, Wing
 from palace.naming import find_named
 
 AAAK_POINTER = re.compile(r"§?\s*W-(\d+)/R-(\d+)/D-(\d+)")
@@ -37,8 +38,17 @@ def rooms_of_wing(*, wing: Wing) -> QuerySet[Room]:
         .filter(Q(wing=wing) | Q(linked_wings=wing))
         .distinct()
         .annotate(drawer_count=Count("drawers", distinct=True))
-        .select_related("conversation")
+        .select_related("conversation__agent")
         .order_by("-started_at")
+    )
+
+
+def rooms_recent(*, owner: User) -> QuerySet[Room]:
+    return (
+        Room.objects.filter(owner=owner)
+        .select_related("wing", "conversation__agent")
+        .annotate(drawer_count=Count("drawers"))
+        .order_by("-started_at", "-pk")
     )
 
 
@@ -60,6 +70,11 @@ def drawers_of_closet(*, closet: Closet) -> QuerySet[Drawer]:
 
 def drawer_get(*, owner: User, drawer_id: int) -> Drawer | None:
     return Drawer.objects.filter(owner=owner, pk=drawer_id).select_related("room", "closet", "conversation").first()
+
+
+def relations_citing(*, drawer: Drawer) -> QuerySet[Relation]:
+    """The knowledge-graph facts whose source is this drawer."""
+    return Relation.objects.filter(owner_id=drawer.owner_id, source_drawer=drawer).select_related("subject", "object")
 
 
 def drawer_neighbours(*, drawer: Drawer) -> tuple[Drawer | None, Drawer | None]:
@@ -132,3 +147,42 @@ def entity_as_of(*, entity: Entity, at: datetime) -> QuerySet[Relation]:
         .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=at))
         .order_by("predicate", "valid_from")
     )
+
+
+# --- what the person's pages count ---------------------------------------------------------------------
+
+
+def activity_events(*, owner: User, kind: str = "") -> QuerySet[ActivityEvent]:
+    events = ActivityEvent.objects.filter(owner=owner).order_by("-created_at", "-pk")
+    return events.filter(kind=kind) if kind else events
+
+
+def activity_kinds(*, owner: User) -> list[str]:
+    return list(ActivityEvent.objects.filter(owner=owner).values_list("kind", flat=True).distinct().order_by("kind"))
+
+
+def palace_counts(*, owner: User) -> dict[str, int]:
+    return {
+        "drawers": Drawer.objects.filter(owner=owner).count(),
+        "rooms": Room.objects.filter(owner=owner).count(),
+        "wings": Wing.objects.filter(owner=owner).count(),
+        "entities": Entity.objects.filter(owner=owner).count(),
+        "relations": Relation.objects.filter(owner=owner).count(),
+    }
+
+
+def wings_by_size(*, owner: User, limit: int = 15) -> QuerySet[Wing]:
+    return (
+        Wing.objects.filter(owner=owner).annotate(drawers=Count("rooms__drawers")).order_by("-drawers", "name")[:limit]
+    )
+
+
+def drawers_per_day(*, owner: User, since: date) -> dict[date, int]:
+    """Drawers added per day (in the active timezone) from `since` on."""
+    rows = (
+        Drawer.objects.filter(owner=owner, created_at__date__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(n=Count("id"))
+    )
+    return {row["day"]: row["n"] for row in rows}

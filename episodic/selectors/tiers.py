@@ -7,12 +7,13 @@ from datetime import datetime
 from typing import Any
 
 import redis
+from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Count, Max, Min, Sum
 from django.db.models.functions import Length
 
 from accounts.models import Agent
-from episodic.models import MemoryPool
+from episodic.models import Episode, MemoryPool, ShortTermMemory, TypedMemory
 from episodic.selectors.contexts import entries_readable
 from episodic.selectors.pools import pool_list
 from episodic.selectors.short_term import short_term_live
@@ -80,4 +81,13 @@ def tier_stats(*, agent: Agent) -> dict[str, dict[str, Any]]:
         "short_term": _span(stm),
         "long_term": _span(long_term),
         "shared": _span(shared),
+    }
+
+
+def tier_counts(*, owner: User) -> dict[str, int]:
+    """A person's rows per episodic tier, whichever agent wrote them (the /memory overview)."""
+    return {
+        "Typed memories": TypedMemory.objects.filter(owner=owner, deprecated_at__isnull=True).count(),
+        "Episodes": Episode.objects.filter(owner=owner).count(),
+        "Short-term entries": ShortTermMemory.objects.filter(owner=owner).count(),
     }

@@ -21,6 +21,7 @@ from accounts.models import Agent, UsageRecord
 from episodic import heuristics, providers
 from episodic.models import Episode
 from memory_site.lib import text
+from memory_site.lib.errors import InvalidFieldError
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,20 @@ def episode_store(
         embedding=vector,
         embedding_model=providers.get_embedder().name if vector is not None else "",
     )
+
+
+def episode_edit(*, episode: Episode, summary: str) -> Episode:
+    """A person's correction of an episode's summary, embedded again at once (as typed_memory_edit)."""
+    summary = summary.strip()
+    if not summary:
+        raise InvalidFieldError("summary", "An episode cannot be empty; forget it instead.")
+    vector = providers.embed_query(owner_id=episode.owner_id, text=summary)  # before the transaction
+    episode.summary = summary
+    episode.search_text = _search_text(summary, episode.topic, episode.keywords)
+    episode.embedding = vector
+    episode.embedding_model = providers.get_embedder().name if vector is not None else ""
+    episode.save(update_fields=["summary", "search_text", "embedding", "embedding_model"])
+    return episode
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,22 @@ def typed_memory_create(
     )
 
 
+def typed_memory_edit(*, memory: TypedMemory, content: str) -> TypedMemory:
+    """A person's correction: the new text replaces the old and is embedded again at once, so search finds
+    the new text and never the old (the full-text column is generated from `content`). With the embedder
+    down the vector is cleared, not kept stale: keyword search finds the new text and the backfill job
+    embeds it later."""
+    content = content.strip()
+    if not content:
+        raise InvalidFieldError("content", "A memory cannot be empty; forget it instead.")
+    vector = providers.embed_query(owner_id=memory.owner_id, text=content)  # before the transaction
+    memory.content = content
+    memory.embedding = vector
+    memory.embedding_model = providers.get_embedder().name if vector is not None else ""
+    memory.save(update_fields=["content", "embedding", "embedding_model", "updated_at"])
+    return memory
+
+
 def typed_memory_delete(*, memory: TypedMemory) -> None:
     memory.delete()
 

@@ -1,0 +1,110 @@
+"""The palace as a person browses it: wings → rooms → closets → drawers, a drawer's detail, and search
+with the reason each result was recalled."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+
+from palace import selectors
+from palace.models import Drawer
+from palace.recall import recall
+from palace.web.common import page, paginate, person
+
+MAX_QUERY = 500
+SIGNAL_LABELS = {"semantic": "meaning", "keyword": "words", "temporal": "time"}  # a signal's name to a person
+
+
+def _found(row: Any) -> Any:
+    if row is None:
+        raise Http404("Not in your memory.")
+    return row
+
+
+def _tree(request: HttpRequest) -> dict[str, Any]:
+    return {"wings": paginate(request, selectors.wings(owner=person(request)), size=50, param="wings")}
+
+
+@login_required
+def memory_index(request: HttpRequest) -> HttpResponse:
+    """The palace root: the wing tree on the left, the newest rooms on the right."""
+    recent = selectors.rooms_recent(owner=person(request))
+    context = {**_tree(request), "rooms": paginate(request, recent, size=10), "heading": "Latest conversations"}
+    return page(request, "palace/index.html", context, partial="palace/_tree.html", active="memory")
+
+
+@login_required
+def wing_detail(request: HttpRequest, wing_id: int) -> HttpResponse:
+    wing = _found(selectors.wing_get(owner=person(request), wing_id=wing_id))  # type: ignore[arg-type]
+    rooms = paginate(request, selectors.rooms_of_wing(wing=wing), size=10)
+    context = {**_tree(request), "wing": wing, "rooms": rooms}
+    return page(request, "palace/wing.html", context, partial="palace/_wing.html", active="memory")
+
+
+@login_required
+def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
+    room = _found(selectors.room_get(owner=person(request), room_id=room_id))  # type: ignore[arg-type]
+    context = {**_tree(request), "room": room, "closets": selectors.closets_of_room(room=room)}
+    return page(request, "palace/room.html", context, partial="palace/_room.html", active="memory")
+
+
+@login_required
+def closet_detail(request: HttpRequest, closet_id: int) -> HttpResponse:
+    closet = _found(selectors.closet_get(owner=person(request), closet_id=closet_id))  # type: ignore[arg-type]
+    drawers = paginate(request, selectors.drawers_of_closet(closet=closet), size=20)
+    context = {**_tree(request), "closet": closet, "room": closet.room, "drawers": drawers}
+    return page(request, "palace/closet.html", context, partial="palace/_closet.html", active="memory")
+
+
+@login_required
+def drawer_detail(request: HttpRequest, drawer_id: int) -> HttpResponse:
+    drawer = _found(selectors.drawer_get(owner=person(request), drawer_id=drawer_id))  # type: ignore[arg-type]
+    before, after = selectors.drawer_neighbours(drawer=drawer)
+    context = {
+        "drawer": drawer,
+        "before": before,
+        "after": after,
+        "tags": _tag_groups(drawer),
+        "facts": selectors.relations_citing(drawer=drawer),
+    }
+    return page(request, "palace/drawer.html", context, active="memory")
+
+
+TAG_GROUPS = (
+    ("p", "People"),
+    ("l", "Places"),
+    ("i", "Items and organisations"),
+    ("e", "Events and works"),
+    ("t", "Times"),
+)
+
+
+def _tag_groups(drawer: Drawer) -> list[tuple[str, list[str]]]:
+    return [(label, drawer.tags[letter]) for letter, label in TAG_GROUPS if drawer.tags.get(letter)]
+
+
+@login_required
+def search(request: HttpRequest) -> HttpResponse:
+    """The same recall as POST /api/v1/recall (as the person, not an agent: no agent's recall switch
+    applies), each hit with its place, pointer and per-signal scores drawn as bars."""
+    query = request.GET.get("q", "").strip()[:MAX_QUERY]
+    context: dict[str, Any] = {"query": query, "results": [], "elapsed_ms": None, "skipped": None}
+    if query:
+        started = time.perf_counter()
+        found = recall(owner=person(request), query=query)  # type: ignore[arg-type]
+        context.update(
+            results=[{"hit": hit, "signals": _bars(hit.signals)} for hit in found.hits],
+            skipped=found.skipped,
+            elapsed_ms=round((time.perf_counter() - started) * 1000),
+        )
+    return page(request, "palace/search.html", context, partial="palace/_results.html", active="search")
+
+
+def _bars(signals: dict[str, float]) -> list[dict[str, Any]]:
+    return [
+        {"name": SIGNAL_LABELS.get(name, name), "value": value, "percent": round(max(0.0, min(1.0, value)) * 100)}
+        for name, value in signals.items()
+    ]

@@ -1,0 +1,167 @@
+"""The person's pages, server-side: login required, the palace from wings down to a drawer, search with
+the reason for each result, memories edited and found by their new text, entities, activity, overview,
+settings; and no page ever shows another person's memory."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from episodic.services.typed_memories import typed_memory_create
+from palace.models import Conversation, Drawer, Entity, Room, Wing
+from palace.services import mining
+from tests.conftest import Personas
+from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def room(api, personas: Personas) -> Room:  # type: ignore[no-untyped-def]
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "c1", "turns": TWO_PEOPLE_AND_A_PROJECT, "title": "Efoil plans"},
+        format="json",
+        **personas.owner.headers,
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
+    return Room.objects.get()
+
+
+@pytest.fixture
+def owner(personas: Personas) -> Client:
+    client = Client()
+    client.force_login(personas.owner.user)
+    return client
+
+
+@pytest.fixture
+def outsider(personas: Personas) -> Client:
+    client = Client()
+    client.force_login(personas.outsider.user)
+    return client
+
+
+PAGES = [
+    "/memory",
+    "/memory/search?q=efoil",
+    "/memory/memories",
+    "/memory/memories?tier=episodes",
+    "/memory/entities",
+    "/memory/activity",
+    "/memory/overview",
+    "/settings/memory",
+]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_needs_a_login(path: str) -> None:
+    response = Client().get(path)
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_the_root_sends_a_person_to_their_memory_and_a_stranger_to_the_login(owner: Client) -> None:
+    assert Client().get("/")["Location"] == "/accounts/login/"
+    assert owner.get("/")["Location"] == "/memory"
+    assert Client().get("/accounts/login/").status_code == 200
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_for_its_owner(owner: Client, room: Room, path: str) -> None:
+    response = owner.get(path)
+    assert response.status_code == 200 and b"<main" in response.content
+
+
+def test_from_the_wing_down_to_the_drawer(owner: Client, room: Room) -> None:
+    wing = room.wing
+    assert wing.name in owner.get("/memory").content.decode()
+    assert room.title in owner.get(f"/memory/wings/{wing.pk}").content.decode()
+    closet = room.closets.first()
+    assert closet is not None and closet.topic in owner.get(f"/memory/rooms/{room.pk}").content.decode()
+    drawer = closet.drawers.first()
+    assert drawer is not None
+    html = owner.get(f"/memory/closets/{closet.pk}").content.decode()
+    assert drawer.content[:40] in html
+    detail = owner.get(f"/memory/drawers/{drawer.pk}").content.decode()
+    assert drawer.aaak in detail and "Read by" in detail
+
+
+def test_an_htmx_request_gets_the_partial_and_a_plain_one_the_page(owner: Client, room: Room) -> None:
+    partial = owner.get(f"/memory/wings/{room.wing_id}", HTTP_HX_REQUEST="true").content.decode()
+    full = owner.get(f"/memory/wings/{room.wing_id}").content.decode()
+    assert room.title in partial and "<html" not in partial
+    assert room.title in full and "<html" in full
+
+
+def test_search_shows_each_result_with_its_place_and_why(owner: Client, room: Room) -> None:
+    html = owner.get("/memory/search", {"q": "efoil"}).content.decode()
+    assert "why:" in html and re.search(r'class="bar"', html)
+    assert room.title in html and "§ W-" in html
+
+
+def test_an_edited_memory_is_found_by_its_new_text_only(owner: Client, personas: Personas) -> None:
+    memory = typed_memory_create(
+        owner=personas.owner.user, agent=personas.owner.agent, memory_type="semantic", content="My cat is called Miso."
+    )
+    response = owner.post(f"/memory/memories/typed/{memory.pk}/edit", {"text": "My cat is called Tofu."})
+    assert response.status_code == 302
+    found = owner.get("/memory/memories", {"tier": "typed", "q": "cat called Tofu"}).content.decode()
+    assert "called Tofu" in found and "called Miso" not in found
+    old = owner.get("/memory/memories", {"tier": "typed", "q": "Miso"}).content.decode()
+    assert "called Miso" not in old
+    memory.refresh_from_db()
+    assert memory.embedding is not None
+
+
+def test_an_empty_edit_is_refused_and_keeps_the_text(owner: Client, personas: Personas) -> None:
+    memory = typed_memory_create(
+        owner=personas.owner.user, agent=personas.owner.agent, memory_type="semantic", content="Likes tea."
+    )
+    response = owner.post(f"/memory/memories/typed/{memory.pk}/edit", {"text": "   "})
+    assert response.status_code == 400
+    memory.refresh_from_db()
+    assert memory.content == "Likes tea."
+
+
+def test_an_entity_shows_its_timeline(owner: Client, room: Room) -> None:
+    entity = Entity.objects.filter(owner=room.owner).first()
+    assert entity is not None
+    html = owner.get(f"/memory/entities/{entity.pk}").content.decode()
+    assert entity.name in html
+    assert owner.get(f"/memory/entities/{entity.pk}", {"as_of": "2001-01-01"}).status_code == 200
+
+
+def test_settings_save_and_a_bad_value_changes_nothing(owner: Client, personas: Personas) -> None:
+    form = {"enabled": "on", "top_k": "7", "auto_mine": "on", "timezone": "Europe/Paris", "embedding_model": ""}
+    assert owner.post("/settings/memory", form).status_code == 302
+    settings_row = personas.owner.user.memory_settings
+    settings_row.refresh_from_db()
+    assert settings_row.top_k == 7 and settings_row.timezone == "Europe/Paris"
+    bad = owner.post("/settings/memory", {**form, "timezone": "Mars/Olympus", "top_k": "3"})
+    assert bad.status_code == 400
+    settings_row.refresh_from_db()
+    assert settings_row.top_k == 7
+
+
+def test_pausing_memory_says_so_on_every_page(owner: Client, personas: Personas) -> None:
+    owner.post("/settings/memory", {"top_k": "5", "timezone": "UTC", "embedding_model": ""})  # enabled unchecked
+    for path in PAGES:
+        assert "Memory is paused" in owner.get(path).content.decode(), path
+
+
+def test_another_persons_memory_is_a_404_on_every_page(outsider: Client, room: Room) -> None:
+    drawer = Drawer.objects.filter(room=room).first()
+    entity = Entity.objects.filter(owner=room.owner).first()
+    assert drawer is not None and entity is not None
+    for path in (
+        f"/memory/wings/{room.wing_id}",
+        f"/memory/rooms/{room.pk}",
+        f"/memory/closets/{drawer.closet_id}",
+        f"/memory/drawers/{drawer.pk}",
+        f"/memory/entities/{entity.pk}",
+    ):
+        assert outsider.get(path).status_code == 404, path
+    listed = outsider.get("/memory").content.decode() + outsider.get("/memory/search?q=efoil").content.decode()
+    assert room.title not in listed and all(w.name not in listed for w in Wing.objects.filter(owner=room.owner))
