@@ -20,7 +20,12 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
 run: $(VENV)/.runtime
 	$(PY) -m memory_site.launcher run
 
-test: $(VENV)/.dev
+# The browser tests drive Debian's chromium through Playwright (never `playwright install`).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+test: $(VENV)/.dev $(CHROMIUM)
 	$(PY) -m memory_site.launcher test $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev

@@ -17,7 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from palace.entity_kinds import BRAND, BRAND_FORMS, BRANDS_NEED_CAPITAL, KIND_OF_LABEL, QUOTED, kind_in_context, kind_of
+from palace.entity_kinds import (
+    BRAND,
+    BRAND_FORMS,
+    BRANDS_NEED_CAPITAL,
+    KIND_OF_LABEL,
+    ORG_SUFFIX,
+    QUOTED,
+    kind_in_context,
+    kind_of,
+)
 from palace.entity_names import (
     ALIASES,
     NOT_ENTITIES,
@@ -102,6 +111,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
+            if re.search(r"(?:'s|\u2019s)$", text_of):
+                after = "'s" + after  # spaCy keeps the possessive in the span: "George Orwell's"
             title = re.search(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s$", before) if label == "PERSON" else None
             if title:  # spaCy leaves the title out: "Dr. Patel" is the more complete form
                 names = [f"{title.group(0)}{n}" if i == 0 else n for i, n in enumerate(names)]
@@ -197,6 +208,12 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
             # "Mustang I V2" once "Fender Mustang I V2" is named: the tail of exactly one longer name.
             tails = [o for o in keys if len(o.split()) > len(k.split()) and o.endswith(f" {k}") and o not in parent]
             target = tails[0] if len(tails) == 1 else None
+        if target is None:
+            # "Blue Note" once "Blue Note Records" is named: the name without its organisation word.
+            heads = [
+                o for o in keys if o.startswith(f"{k} ") and ORG_SUFFIX.search(groups[o][0][0]) and o not in parent
+            ]
+            target = heads[0] if len(heads) == 1 and len(heads[0].split()) == len(k.split()) + 1 else None
         if target is not None:
             parent[k] = parent.get(target, target)
     merged: dict[str, list[tuple[str, str, int]]] = defaultdict(list)

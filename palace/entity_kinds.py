@@ -30,10 +30,10 @@ KIND_OF_LABEL: dict[str, str | None] = {
 }
 
 PLACE_SUFFIX = re.compile(
-    r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Museum|Tavern|Hotel|Resort|Inn|"
-    r"Restaurant|Cafe|Café|Bar|Pub|Bridge|Street|St|Avenue|Ave|Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|"
-    r"Falls|Gardens?|Zoo|Stadium|Arena|Forum|Campground|Center|Centre|Mall|Market|Castle|Palace|Cathedral|Church|"
-    r"Temple|Coast)$"
+    r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
+    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Gardens?|Zoo|Stadium|Arena|Forum|Campground|Castle|"
+    r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
+    r"Harbou?r|North|South|East|West)$"
 )
 
 
@@ -111,8 +111,11 @@ BRAND = re.compile(
 # Words common in chat that are also brand names: only a capitalised mention counts.
 BRANDS_NEED_CAPITAL = frozenset("target apple zoom notion medium slack excel kindle audible".split())
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
+# Venues count as organisations, as people file them: a museum, a hotel or a café is an institution or a
+# business with a name, where a park or a street is a place.
 ORG_SUFFIX = re.compile(
-    r"\b(?:Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
+    r"\b(?:Museum|Gallery|Library|Hotel|Resort|Inn|Restaurant|Cafe|Café|Bar|Pub|Tavern|Bistro|Bakery|Center|"
+    r"Centre|Mall|Market|Theatre|Theater|Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
     r"University|College|Academy|School|Club|Agency|Studios?|Records|Airlines?|Airways|Motors|Labs?|"
     r"Services?|Partners|Jewell?ers|Bakery|Brewery|Brewing|Pharmacy|Clinic|Hospital|Council|Committee|"
     r"Federation|League|Union|Network|Press|Publishing|Media|Systems|Technologies|Solutions|Industries|"
@@ -126,7 +129,8 @@ PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign
 PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
-    r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watching|listening to|"
+    r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watch(?:ed|ing)?|re-?watch(?:ed|ing)?|listening to|"
+    r"(?:\d+\s+)?(?:episodes?|seasons?|chapters?|volumes?|issues?) of|"
     r"the (?:book|novel|show|series|movie|film|podcast|album|song|game|play|documentary))\s+(?:[Tt]he\s+)?$",
     re.I,
 )
@@ -157,14 +161,14 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
     kind = kind_of(name, label)
     if kind is None:
         return None
-    if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and kind != "place"):
+    if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and not PLACE_SUFFIX.search(name)):
         return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adidas Superstar"
     if PROJECT_AFTER.search(after):
         return "project"
     if quoted or WORK_CUE.search(before):
         return "work"
     if kind == "person":
-        if PLACE_CUE.search(before):
+        if PLACE_CUE.search(before) and not after.startswith(("'s", "\u2019s")):  # "in George Orwell's novel"
             return "place"
         if VENUE_CUE.search(before) or THING_AFTER.search(after):
             return "organisation"
@@ -182,9 +186,9 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
 
 
 def kind_of(name: str, label: str) -> str | None:
-    """The wing kind of one mention: spaCy's label, corrected by the name's own shape — a facility
-    word at the end makes a place ("Billy Goat Tavern", "Yellowstone National Park"), a model number
-    makes a product ("Yamaha P-45")."""
+    """The wing kind of one mention: spaCy's label, corrected by the name's own shape — a place word at
+    the end makes a place ("Yellowstone National Park"), a venue or company word an organisation ("Billy
+    Goat Tavern", "Field Museum", "Kay Jewelers"), a model number a product ("Yamaha P-45")."""
     kind = KIND_OF_LABEL.get(label)
     if kind is None:
         return None
@@ -203,7 +207,7 @@ def kind_of(name: str, label: str) -> str | None:
         return "place"
     if PROJECT_SUFFIX.search(name) and label not in ("GPE", "LOC", "FAC"):
         return "project"
-    if ORG_SUFFIX.search(name) and kind in ("person", "place", "work") and label != "GPE":
+    if ORG_SUFFIX.search(name) and kind in ("person", "place", "work") and label not in ("GPE", "LOC"):
         return "organisation"
     if re.search(r"\d", name) and kind in ("place", "person"):
         return "organisation"

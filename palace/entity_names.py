@@ -78,7 +78,7 @@ _CAP_WORD = r"(?:[A-Z][\w\u2019'+&-]*|[A-Z]*\d[\w-]*|#\d+)"
 # A run of them after a determiner or preposition, so never at a sentence start: names the small model
 # misses in chat ("the Kawai ES110", "a Boss DS-1", "at Yoga Bliss", "the Billy Bookcase").
 CAPITALISED_RUN = re.compile(
-    rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|into|about)\s+({_CAP_WORD}(?:\s+{_CAP_WORD}){{0,4}})"
+    rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|into|about|and|or)\s+({_CAP_WORD}(?:\s+{_CAP_WORD}){{0,4}})"
 )
 MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-Z]*-?\d[\w-]*$")
 
@@ -96,12 +96,16 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
             start += owner.end()
             name = name[owner.end() :]
         words = name.split()
+        while words and words[-1] == "I":  # "from Google I met …": the pronoun after a name
+            words.pop()
+        name = " ".join(words)
         if not words:
             continue
         if words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
             continue
         has_model = any(MODEL_NUMBER.match(w) for w in words[1:]) or bool(MODEL_NUMBER.match(words[0]))
-        if len(words) < 2 and not has_model:
+        camel = len(words) == 1 and re.search(r"[a-z][A-Z]", words[0]) is not None  # "TechX", "YogaGlo"
+        if len(words) < 2 and not (has_model or camel):
             continue
         alpha = [w for w in words if w.isalpha()]
         if not has_model and (not alpha or all(common_word(w, lower_words) for w in alpha)):
@@ -126,8 +130,26 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
 
 def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
     """Words written in lower case somewhere in the conversation: a capitalised "Nice" or "Lemon" that
-    also appears as "nice"/"lemon" is a common word, not a name."""
-    return {w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
+    also appears as "nice"/"lemon" is a common word, not a name. A text written all in lower case
+    ("generally, vilnius old town is a must") proves nothing about capitals and is left out."""
+    return {w for t in texts if not all_lower_case(t) for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
+
+
+SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)([A-Za-z])")
+
+
+def all_lower_case(text: str) -> bool:
+    """Most of its sentences start with a lower-case letter: someone (or something) who does not
+    capitalise."""
+    starts = SENTENCE_START.findall(text)
+    return len(starts) >= 2 and sum(ch.islower() for ch in starts) > len(starts) / 2
+
+
+# "the Natural History Museum", "the City Council": common words, but an institution's name all the same.
+INSTITUTION = re.compile(
+    r"\b(?:Museum|Gallery|Library|University|College|School|Hospital|Council|Society|Institute|Zoo|Theatre|"
+    r"Theater|Cathedral|Park)$"
+)
 
 
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
@@ -146,7 +168,12 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     # Every word a common lower-case word: "Key Metrics", "Social Media" (headings, title case).
     alpha = [w for w in words if w.isalpha()]
-    if len(words) > 1 and all(common_word(w, lower_words) for w in alpha) and label != "GPE":
+    if (
+        len(words) > 1
+        and all(common_word(w, lower_words) for w in alpha)
+        and label not in ("GPE", "LOC", "FAC")
+        and not INSTITUTION.search(text)
+    ):
         return False
     return True
 

@@ -1,0 +1,133 @@
+"""The /memory pages in real Chromium: log in, browse wing → drawer with htmx, search with its "why",
+edit a memory, pause memory; axe-core finds no serious or critical violation on any page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from episodic.services.typed_memories import typed_memory_create
+from palace.models import Conversation, Drawer, Room
+from palace.services import mining
+from tests.conftest import Personas
+from tests.e2e.conftest import axe_violations, logged_in_page, screenshot
+from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def room(api: Any, personas: Personas) -> Room:
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "c1", "turns": TWO_PEOPLE_AND_A_PROJECT, "title": "Efoil plans"},
+        format="json",
+        **personas.owner.headers,
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c1"))
+    typed_memory_create(
+        owner=personas.owner.user,
+        agent=personas.owner.agent,
+        memory_type="semantic",
+        content="My cat is called Miso.",
+    )
+    return Room.objects.get()
+
+
+@pytest.fixture
+def page(chromium: Any, live_server: Any, personas: Personas, room: Room) -> Any:
+    return logged_in_page(chromium, live_server, personas.owner.user)
+
+
+def test_login_with_the_form(chromium: Any, live_server: Any, personas: Personas) -> None:
+    user = personas.owner.user
+    user.set_password("a long demo password")
+    user.save()
+    page = chromium.new_page(base_url=live_server.url)
+    page.goto("/")
+    assert "/accounts/login/" in page.url
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill("a long demo password")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/memory")
+    assert page.get_by_role("heading", name="Wings").is_visible()
+    page.close()
+
+
+def test_browse_from_a_wing_down_to_a_drawer(page: Any, room: Room) -> None:
+    page.goto("/memory")
+    page.get_by_role("link", name=room.wing.name, exact=True).first.click()  # htmx swaps the pane in place
+    page.wait_for_url(f"**/memory/wings/{room.wing_id}")  # pushed into the history: the back button works
+    assert page.get_by_role("heading", level=1).inner_text().startswith(room.wing.name)
+    page.get_by_role("link", name=room.title).first.click()  # the room's topics expand under it
+    closet = room.closets.order_by("position").first()
+    assert closet is not None
+    page.locator(f"#closet-{closet.pk} summary").click()  # the closet's turns load in place
+    page.locator(f"#closet-{closet.pk}-drawers li").first.wait_for()
+    drawer = Drawer.objects.filter(closet=closet).order_by("turn_index").first()
+    assert drawer is not None
+    page.get_by_role("link", name=f"Open turn {drawer.turn_index + 1}").first.click()
+    page.wait_for_url(f"**/memory/drawers/{drawer.pk}")
+    assert drawer.content[:30] in page.inner_text("main")
+    screenshot(page, "drawer")
+
+
+def test_search_shows_why_each_result_was_recalled(page: Any, room: Room) -> None:
+    page.goto("/memory")
+    page.get_by_label("Search your memory").fill("efoil")
+    page.get_by_role("button", name="Search").first.click()
+    page.wait_for_url("**/memory/search?q=efoil")
+    result = page.locator("article.result").first
+    result.wait_for()
+    assert "why:" in result.inner_text() and result.locator(".bar").count() >= 2
+    assert page.locator('[aria-label^="meaning"]').first.is_visible()
+    screenshot(page, "search")
+
+
+def test_edit_a_memory_and_find_the_new_text(page: Any) -> None:
+    page.goto("/memory/memories")
+    page.get_by_role("link", name="Edit").first.click()
+    page.get_by_label("Text").fill("My cat is called Tofu.")
+    page.get_by_role("button", name="Save").click()
+    page.get_by_text("Search now finds the new text").wait_for()
+    page.get_by_label("Search", exact=True).fill("what is my cat called")
+    page.get_by_role("button", name="Show").click()
+    table = page.locator("table").inner_text()
+    assert "called Tofu" in table and "called Miso" not in table
+
+
+def test_pause_memory_and_see_it_on_every_page(page: Any) -> None:
+    page.goto("/settings/memory")
+    page.get_by_label("Memory on (off pauses mining, recall and storing)").uncheck()
+    page.get_by_role("button", name="Save settings").click()
+    page.get_by_text("Settings saved.").wait_for()
+    for path in ("/memory", "/memory/search?q=efoil", "/memory/overview"):
+        page.goto(path)
+        assert page.get_by_role("status").filter(has_text="Memory is paused").is_visible(), path
+    screenshot(page, "settings")
+
+
+PAGES = [
+    "/memory",
+    "/memory/search?q=efoil",
+    "/memory/memories",
+    "/memory/entities",
+    "/memory/activity",
+    "/memory/overview",
+    "/settings/memory",
+]
+
+
+def test_no_serious_accessibility_violation_on_any_page(page: Any, room: Room) -> None:
+    drawer = Drawer.objects.filter(room=room).first()
+    assert drawer is not None
+    found: dict[str, list[str]] = {}
+    for path in [*PAGES, f"/memory/wings/{room.wing_id}", f"/memory/rooms/{room.pk}", f"/memory/drawers/{drawer.pk}"]:
+        page.goto(path)
+        violations = axe_violations(page)
+        if violations:
+            found[path] = violations
+    page.goto("/memory")
+    screenshot(page, "palace")
+    assert not found, found
