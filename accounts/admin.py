@@ -8,6 +8,7 @@ from django.http import HttpRequest
 
 from accounts import services
 from accounts.models import Agent, ApiKey, MemorySettings, UsageRecord
+from memory_site.admin_lists import LargeTableAdmin
 
 
 def _show_new_key(request: HttpRequest, issued: services.IssuedKey) -> None:
@@ -98,7 +99,7 @@ class MemorySettingsAdmin(admin.ModelAdmin):
 
 
 @admin.register(UsageRecord)
-class UsageRecordAdmin(admin.ModelAdmin):
+class UsageRecordAdmin(LargeTableAdmin):
     list_display = [
         "created_at",
         "owner",

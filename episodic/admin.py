@@ -16,10 +16,11 @@ from episodic.models import (
     WorkflowPool,
 )
 from episodic.services.snapshots import snapshot_create, snapshot_restore
+from memory_site.admin_lists import LargeTableAdmin
 
 
 @admin.register(Episode)
-class EpisodeAdmin(admin.ModelAdmin):
+class EpisodeAdmin(LargeTableAdmin):
     list_display = ["conversation_id", "owner", "agent", "episode_type", "importance", "occurred_at", "expires_at"]
     list_filter = ["episode_type", "occurred_at"]
     search_fields = ["conversation_id", "summary", "user_id", "owner__username"]
@@ -29,7 +30,7 @@ class EpisodeAdmin(admin.ModelAdmin):
 
 
 @admin.register(TypedMemory)
-class TypedMemoryAdmin(admin.ModelAdmin):
+class TypedMemoryAdmin(LargeTableAdmin):
     list_display = [
         "memory_type",
         "owner",

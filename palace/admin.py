@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from memory_site.admin_lists import LargeTableAdmin
 from palace.models import (
     ActivityEvent,
     Closet,
@@ -15,6 +18,8 @@ from palace.models import (
     Turn,
     Wing,
 )
+from palace.services.mining import drawers_reembed
+from palace.services.remine import conversation_refile
 
 
 class TurnInline(admin.TabularInline):
@@ -32,6 +37,12 @@ class ConversationAdmin(admin.ModelAdmin):
     raw_id_fields = ["owner", "agent"]
     readonly_fields = ["id", "turn_count", "created_at", "updated_at"]
     inlines = [TurnInline]
+    actions = ["refile"]
+
+    @admin.action(description="Re-file with the current extractor (wings, rooms, closets, tags, facts)")
+    def refile(self, request: HttpRequest, queryset: QuerySet[Conversation]) -> None:
+        refiled = sum(conversation_refile(conversation=c) is not None for c in queryset.iterator())
+        self.message_user(request, f"Re-filed {refiled} conversation(s); drawers and pointers kept.")
 
 
 @admin.register(MiningJob)
@@ -78,12 +89,18 @@ class ClosetAdmin(admin.ModelAdmin):
 
 
 @admin.register(Drawer)
-class DrawerAdmin(admin.ModelAdmin):
+class DrawerAdmin(LargeTableAdmin):
     list_display = ["aaak", "role", "owner", "conversation", "turn_index", "occurred_at"]
     list_filter = ["role", "occurred_at"]
     search_fields = ["aaak", "content", "owner__username"]
     raw_id_fields = ["owner", "room", "closet", "conversation"]
     readonly_fields = ["number", "aaak", "embedding", "embedding_model", "search_text", "created_at"]
+    actions = ["reembed"]
+
+    @admin.action(description="Embed again with the current model")
+    def reembed(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
+        done = drawers_reembed(drawer_ids=list(queryset.values_list("pk", flat=True)[:5000]))
+        self.message_user(request, f"Re-embedded {done} drawer(s) (at most 5,000 per run; 0 if the embedder is down).")
 
 
 @admin.register(Entity)
@@ -95,7 +112,7 @@ class EntityAdmin(admin.ModelAdmin):
 
 
 @admin.register(Relation)
-class RelationAdmin(admin.ModelAdmin):
+class RelationAdmin(LargeTableAdmin):
     list_display = ["subject", "predicate", "object", "object_value", "valid_from", "valid_to", "confidence"]
     list_filter = ["predicate"]
     search_fields = ["subject__name", "predicate", "object__name", "object_value"]
@@ -103,7 +120,7 @@ class RelationAdmin(admin.ModelAdmin):
 
 
 @admin.register(ActivityEvent)
-class ActivityEventAdmin(admin.ModelAdmin):
+class ActivityEventAdmin(LargeTableAdmin):
     list_display = ["kind", "owner", "created_at"]
     list_filter = ["kind", "created_at"]
     search_fields = ["owner__username"]

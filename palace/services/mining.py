@@ -369,6 +369,25 @@ def _closets_for(
     return result, created
 
 
+def drawers_reembed(*, drawer_ids: list[int]) -> int:
+    """Embed these drawers again with the current embedder (the operator's admin action, e.g. after a
+    model change). With the embedder down the rows keep their old vectors and 0 is returned."""
+    rows: list[Any] = list(Drawer.objects.filter(pk__in=drawer_ids).values("pk", "owner_id", "content"))
+    done = 0
+    by_owner: dict[int, list[Any]] = {}
+    for row in rows:
+        by_owner.setdefault(row["owner_id"], []).append(row)
+    for owner_id, owner_rows in by_owner.items():
+        vectors = providers.embed_documents(owner_id=owner_id, texts=[row["content"] for row in owner_rows])
+        if vectors is None:
+            continue
+        name = providers.get_embedder().name
+        with transaction.atomic():
+            for row, vector in zip(owner_rows, vectors, strict=True):
+                done += Drawer.objects.filter(pk=row["pk"]).update(embedding=vector, embedding_model=name)
+    return done
+
+
 def drawer_delete(*, drawer: Drawer) -> None:
     """Forget one drawer: its row goes, and with it the text, the embedding and its index entries
     (HNSW and GIN entries are the row's). Its number is never given out again."""
