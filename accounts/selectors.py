@@ -108,5 +108,5 @@ def usage_by_month(*, owner: User) -> list[Any]:
     )
 
 
-def agents_of(*, owner: User) -> QuerySet[Agent]:
-    return Agent.objects.filter(owner=owner).order_by("name")
+def user_by_name(*, username: str) -> User | None:
+    return User.objects.filter(username=username).first()

@@ -91,6 +91,7 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
         _say(f"started embedded {' and '.join(servers.started)} (state in {config.state_dir})")
     _manage(env, "migrate", "--noinput", "-v", "0")
     _manage(env, "bootstrap_demo")
+    _manage(env, "demo_palace")
     commands = {
         "web": [
             str(BIN / "gunicorn"),

@@ -121,7 +121,7 @@ def settings_memory(request: HttpRequest) -> HttpResponse:
         return redirect("settings-memory")
     context = {
         "form": form,
-        "agents": account_selectors.agents_of(owner=owner),
+        "agents": account_selectors.agent_list(owner=owner),
         "timezones": sorted(zoneinfo.available_timezones()),
     }
     return page(request, "palace/settings.html", context, active="settings-memory", status=400 if form.errors else 200)

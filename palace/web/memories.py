@@ -48,7 +48,7 @@ def _day_start(day: Any) -> datetime:
 @login_required
 def memories(request: HttpRequest) -> HttpResponse:
     owner = person(request)
-    agents = list(account_selectors.agents_of(owner=owner))
+    agents = list(account_selectors.agent_list(owner=owner))
     form = MemoryFilter(request.GET or None, agents=agents)
     data = form.cleaned_data if form.is_bound and form.is_valid() else {}
     tier = data.get("tier") or "typed"
