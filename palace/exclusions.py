@@ -65,7 +65,7 @@ def validate(kind: str, pattern: str) -> str:
     """The pattern as stored (words and phrases trimmed), or PatternError."""
     if kind in ("word", "phrase"):
         pattern = " ".join(pattern.split())
-    if not pattern:
+    if not pattern.strip():
         raise PatternError(MESSAGE_EMPTY)
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise PatternError(MESSAGE_TOO_LONG)
