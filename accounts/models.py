@@ -14,6 +14,7 @@ from django.db import models
 
 class AgentConfig(TypedDict, total=False):
     recall_disabled: bool
+    mining_paused: bool
 
 
 class Agent(models.Model):
@@ -35,6 +36,11 @@ class Agent(models.Model):
     @property
     def recall_disabled(self) -> bool:
         return bool(self.config.get("recall_disabled", False))
+
+    @property
+    def mining_paused(self) -> bool:
+        """Its conversations are stored but not mined until this is turned off again."""
+        return bool(self.config.get("mining_paused", False))
 
 
 class ApiKey(models.Model):
@@ -113,3 +119,27 @@ class UsageRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} {self.model} x{self.items}"
+
+
+class ExclusionRule(models.Model):
+    """Text that must never become memory: mining skips a turn any of its owner's rules match, before
+    extraction and embedding. The matching itself lives in palace/exclusions.py."""
+
+    class Kind(models.TextChoices):
+        WORD = "word"  # whole word, case-insensitive
+        PHRASE = "phrase"  # case-insensitive, on word boundaries, any run of whitespace between words
+        REGEX = "regex"  # Python syntax, validated and run with bounds (palace/exclusions.py)
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exclusion_rules")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    pattern = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "kind", "pattern"], name="exclusion_unique_per_owner"),
+        ]
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.pattern}"

@@ -6,12 +6,14 @@ import json
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import TruncMonth
 
-from accounts.models import Agent, ApiKey, UsageRecord
+from accounts.models import Agent, ApiKey, ExclusionRule, MemorySettings, UsageRecord
+from memory_site.lib.embeddings import KNOWN_DIMS, LOCAL_MODEL_DIM, LOCAL_MODEL_NAME
 
 _KEY_COLUMNS = ("id", "agent_id", "name", "prefix", "created_at", "last_used_at", "revoked_at")
 _AGENT_COLUMNS = ("id", "owner_id", "name", "description", "config", "created_at", "updated_at")
@@ -110,3 +112,31 @@ def usage_by_month(*, owner: User) -> list[Any]:
 
 def user_by_name(*, username: str) -> User | None:
     return User.objects.filter(username=username).first()
+
+
+def exclusion_rule_list(*, owner: User) -> QuerySet[ExclusionRule]:
+    return ExclusionRule.objects.filter(owner=owner).order_by("created_at", "id")
+
+
+def exclusion_rule_get(*, owner: User, rule_id: Any) -> ExclusionRule | None:
+    try:
+        pk = int(rule_id)
+    except (TypeError, ValueError):
+        return None
+    return ExclusionRule.objects.filter(owner=owner, pk=pk).first()
+
+
+def embedding_models_offered() -> list[str]:
+    """The embedding models a person may choose: those whose vectors have the column's dimension
+    (EMBEDDING_DIM); a model of another dimension needs a migration and a re-embed first."""
+    dim = settings.EMBEDDING_DIM
+    offered = {name for name, model_dim in KNOWN_DIMS.items() if model_dim == dim}
+    if LOCAL_MODEL_DIM == dim:
+        offered.add(LOCAL_MODEL_NAME)
+    if settings.EMBEDDING_PROVIDER == "openai" and KNOWN_DIMS.get(settings.EMBEDDING_MODEL, dim) == dim:
+        offered.add(settings.EMBEDDING_MODEL)  # an OpenAI-compatible model configured with this dimension
+    return sorted(offered)
+
+
+def memory_settings_get(*, user: User) -> MemorySettings:
+    return MemorySettings.objects.get_or_create(user=user)[0]

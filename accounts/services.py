@@ -12,23 +12,47 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts import auth_cache, selectors
-from accounts.models import Agent, ApiKey, MemorySettings, UsageRecord
-from memory_site.lib.errors import ConflictError
+from accounts.models import Agent, ApiKey, MemorySettings, UsageRecord, validate_timezone
+from memory_site.lib.errors import ConflictError, InvalidFieldError, NotFoundError
+from palace.models import ActivityEvent
 
 API_KEY_SCHEME = "loci"
 _PREFIX_ALPHABET = string.ascii_lowercase + string.digits
 _PREFIX_LENGTH = 8
 
 MESSAGE_AGENT_NAME_TAKEN = "An agent with this name already exists."
+MESSAGE_MEMORY_PAUSED = "Memory is paused for this user: nothing was stored."
+MESSAGE_AGENT_NOT_FOUND = "Agent not found."
+MESSAGE_TOP_K = "Must be between 1 and 50."
+MESSAGE_EMBEDDING_MODEL = "Not one of the offered models (their vectors must fit the column): {offered}."
 
 
 class AgentNameTaken(ConflictError):
     message = MESSAGE_AGENT_NAME_TAKEN
+
+
+class MemoryPaused(ConflictError):
+    """409, with `extra.reason = "memory_paused"` and `extra.stored = false`.
+
+    Not a 2xx with `stored: false`: a client that only checks the status (most do) would take the
+    write as kept, and the person's pause would silently lose what the agent believes it saved. Not a
+    403 either: the key is fine; the memory's current state (paused by its owner, undone by turning
+    memory back on) conflicts with the write, which is what 409 says."""
+
+    message = MESSAGE_MEMORY_PAUSED
+
+    def __init__(self) -> None:
+        super().__init__(MESSAGE_MEMORY_PAUSED, extra={"reason": "memory_paused", "stored": False})
+
+
+class AgentMissing(NotFoundError):
+    message = MESSAGE_AGENT_NOT_FOUND
 
 
 @dataclass(frozen=True)
@@ -59,6 +83,93 @@ def user_ensure(*, username: str, password: str | None = None, is_superuser: boo
 def memory_settings_ensure(*, user: User) -> MemorySettings:
     settings_row, _ = MemorySettings.objects.get_or_create(user=user)
     return settings_row
+
+
+def memory_require_enabled(*, owner: User) -> MemorySettings:
+    """The owner's settings; raises MemoryPaused when memory is off (nothing may be persisted)."""
+    memory_settings = memory_settings_ensure(user=owner)
+    if not memory_settings.enabled:
+        raise MemoryPaused
+    return memory_settings
+
+
+SETTINGS_FIELDS = ("enabled", "top_k", "use_rerank", "rerank_model", "embedding_model", "auto_mine", "timezone")
+OVERRIDE_FIELDS = ("recall_disabled", "mining_paused")
+
+
+def _check_settings(data: dict[str, Any]) -> None:
+    if "top_k" in data and not 1 <= int(data["top_k"]) <= 50:
+        raise InvalidFieldError("top_k", MESSAGE_TOP_K)
+    if "timezone" in data:
+        try:
+            validate_timezone(data["timezone"])
+        except DjangoValidationError as exc:
+            raise InvalidFieldError("timezone", exc.messages[0]) from None
+    offered = selectors.embedding_models_offered()
+    if data.get("embedding_model") and data["embedding_model"] not in offered:
+        raise InvalidFieldError("embedding_model", MESSAGE_EMBEDDING_MODEL.format(offered=", ".join(offered)))
+
+
+def memory_settings_update(*, user: User, data: dict[str, Any]) -> MemorySettings:
+    """Change the given settings (partial: absent fields keep their value) and, under `agents`, the
+    per-agent overrides; all or nothing. Every change is logged as a `settings_changed` event with
+    its old and new values. Turning memory back on sends the mining jobs the pause held back."""
+    _check_settings(data)
+    with transaction.atomic():
+        memory_settings_ensure(user=user)
+        row = MemorySettings.objects.select_for_update().get(user=user)
+        changes = {
+            field: {"old": getattr(row, field), "new": data[field]}
+            for field in SETTINGS_FIELDS
+            if field in data and data[field] != getattr(row, field)
+        }
+        for field, change in changes.items():
+            setattr(row, field, change["new"])
+        if changes:
+            row.save()
+            ActivityEvent.objects.create(
+                owner=user, kind="settings_changed", data={"fields": sorted(changes), "changes": changes}
+            )
+        if data.get("agents"):
+            agent_overrides_update(owner=user, overrides=data["agents"])
+        if changes.get("enabled", {}).get("new") is True:
+            _jobs_resume(owner_id=user.pk)
+    return row
+
+
+def _jobs_resume(*, owner_id: int, agent_id: Any = None) -> None:
+    # Imported here: the palace imports accounts (models, metering), so accounts cannot import the
+    # palace's services when it loads.
+    from palace.services.jobs import jobs_resume
+
+    jobs_resume(owner_id=owner_id, agent_id=agent_id)
+
+
+def agent_overrides_update(*, owner: User, overrides: list[dict[str, Any]]) -> list[Agent]:
+    """Set `recall_disabled` / `mining_paused` on the owner's agents: `[{agent_id, recall_disabled?,
+    mining_paused?}]`. An id that is not one of the owner's agents is a 404 and nothing changes.
+    Resuming an agent's mining sends its held-back jobs."""
+    with transaction.atomic():
+        agents = []
+        for override in overrides:
+            agent = selectors.agent_get(owner=owner, agent_id=override["agent_id"])
+            if agent is None:
+                raise AgentMissing(MESSAGE_AGENT_NOT_FOUND, extra={"agent_id": str(override["agent_id"])})
+            agents.append(agent)
+        for agent, override in zip(agents, overrides, strict=True):
+            wanted = {f: bool(override[f]) for f in OVERRIDE_FIELDS if f in override}
+            changes = {f: {"old": getattr(agent, f), "new": v} for f, v in wanted.items() if getattr(agent, f) != v}
+            if not changes:
+                continue
+            agent_update(agent=agent, config=wanted)
+            ActivityEvent.objects.create(
+                owner=owner,
+                kind="settings_changed",
+                data={"agent_id": str(agent.pk), "fields": sorted(changes), "changes": changes},
+            )
+            if changes.get("mining_paused", {}).get("new") is False:
+                _jobs_resume(owner_id=owner.pk, agent_id=agent.pk)
+    return agents
 
 
 def agent_create(*, owner: User, name: str, description: str = "", config: dict[str, Any] | None = None) -> Agent:

@@ -193,6 +193,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Several models have a `kind`; each choice set gets its own named enum.
+    "ENUM_NAME_OVERRIDES": {"ExclusionRuleKindEnum": "accounts.models.ExclusionRule.Kind"},
 }
 
 # --- Celery -----------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounts.api import views
+from accounts.api import settings, views
 from memory_site.api.routing import by_method
 
 api_urlpatterns = [
@@ -14,4 +14,9 @@ api_urlpatterns = [
     path("keys", by_method(get=views.ApiKeyListApi, post=views.ApiKeyCreateApi), name="keys"),
     path("keys/<str:prefix>/revoke", views.ApiKeyRevokeApi.as_view(), name="key-revoke"),
     path("usage", views.UsageSummaryApi.as_view(), name="usage"),
+    path(
+        "settings/memory",
+        by_method(get=settings.MemorySettingsGetApi, put=settings.MemorySettingsUpdateApi),
+        name="settings-memory",
+    ),
 ]

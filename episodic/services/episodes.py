@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from accounts.models import Agent, UsageRecord
+from accounts.services import memory_require_enabled
 from episodic import heuristics, providers
 from episodic.models import Episode
 from memory_site.lib import text
@@ -45,6 +46,7 @@ def episode_store(
     occurred_at: datetime | None = None,
     ttl_seconds: int | None = None,
 ) -> Episode:
+    memory_require_enabled(owner=owner)  # paused memory keeps nothing new (409)
     keywords = keywords if keywords is not None else text.keywords(summary)
     topic = topic or (keywords[0] if keywords else "")
     vector = providers.embed_query(owner_id=owner.pk, text=summary)  # before the transaction

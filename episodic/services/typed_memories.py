@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from accounts.models import Agent
+from accounts.services import memory_require_enabled
 from episodic import providers
 from episodic.models import TypedMemory
 from episodic.selectors import typed_memories as selectors
@@ -62,6 +63,7 @@ def typed_memory_create(
     scope: str | None = None,
     **fields: Any,
 ) -> TypedMemory:
+    memory_require_enabled(owner=owner)  # paused memory keeps nothing new (409)
     for required in REQUIRED_FIELDS.get(TypedMemory.Type(memory_type), ()):
         if not fields.get(required):
             raise MissingField(required, memory_type)

@@ -2,6 +2,7 @@ from django.urls import path
 
 from memory_site.api.routing import by_method
 from palace.api import browse as b
+from palace.api import exclusions as x
 from palace.api import kg as k
 from palace.api import recall as r
 from palace.api import views as v
@@ -25,4 +26,8 @@ api_urlpatterns = [
     path("kg/entities", k.EntityListApi.as_view()),
     path("kg/entities/<str:name>/timeline", k.EntityTimelineApi.as_view()),
     path("kg/entities/<str:name>", k.EntityAsOfApi.as_view()),
+    path("settings/exclusions", by_method(get=x.ExclusionListApi, post=x.ExclusionCreateApi)),
+    path("settings/exclusions/<int:rule_id>", x.ExclusionDeleteApi.as_view()),
+    path("settings/exclusions/<int:rule_id>/preview", x.ExclusionPreviewApi.as_view()),
+    path("settings/exclusions/<int:rule_id>/purge", x.ExclusionPurgeApi.as_view()),
 ]

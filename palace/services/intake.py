@@ -16,18 +16,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Agent
-from accounts.services import memory_settings_ensure
-from memory_site.lib.errors import ConflictError, ForbiddenError, NotFoundError
+from accounts.services import MESSAGE_MEMORY_PAUSED, memory_require_enabled
+from memory_site.lib.errors import ConflictError, NotFoundError
 from palace.models import Conversation, MiningJob, Turn
 from palace.services.jobs import job_send
 
-MESSAGE_MEMORY_OFF = "Memory is turned off for this user: nothing was stored."
+MESSAGE_MEMORY_OFF = MESSAGE_MEMORY_PAUSED
 MESSAGE_CONVERSATION_EXISTS = "A conversation with this id exists; append turns to it instead."
 MESSAGE_NO_CONVERSATION = "Conversation not found."
-
-
-class MemoryDisabled(ForbiddenError):
-    message = MESSAGE_MEMORY_OFF
 
 
 class ConversationExists(ConflictError):
@@ -45,11 +41,8 @@ class TurnInput(TypedDict, total=False):
 
 
 def _check_enabled(owner: User) -> bool:
-    """Raises MemoryDisabled when the owner opted out; returns auto_mine."""
-    memory_settings = memory_settings_ensure(user=owner)
-    if not memory_settings.enabled:
-        raise MemoryDisabled(MESSAGE_MEMORY_OFF)
-    return memory_settings.auto_mine
+    """Raises MemoryPaused (409, see accounts.services) when the owner paused memory; returns auto_mine."""
+    return memory_require_enabled(owner=owner).auto_mine
 
 
 def _add_turns(conversation: Conversation, turns: list[TurnInput]) -> None:

@@ -7,6 +7,7 @@ idempotent, so a duplicate send is harmless.
 
 from __future__ import annotations
 
+import functools
 import logging
 from datetime import timedelta
 from typing import Any
@@ -14,9 +15,10 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from accounts.models import Agent, MemorySettings
 from palace.models import MiningJob
 from palace.services.mining import conversations_mine
 
@@ -48,10 +50,12 @@ def outbox_requeue(
     # A job still "running" long after the hard time limit lost its worker (and its message): send it
     # again; the claim accepts a running job and mining is idempotent.
     abandoned = timedelta(seconds=2 * settings.CELERY_TASK_TIME_LIMIT)
-    pending = MiningJob.objects.filter(ready=True).filter(
-        Q(status=MiningJob.Status.QUEUED, enqueued_at__isnull=True, requested_at__lt=now - older_than)
-        | Q(status=MiningJob.Status.QUEUED, enqueued_at__lt=now - stale_after)
-        | Q(status=MiningJob.Status.RUNNING, started_at__lt=now - abandoned)
+    pending = _not_paused(
+        MiningJob.objects.filter(ready=True).filter(
+            Q(status=MiningJob.Status.QUEUED, enqueued_at__isnull=True, requested_at__lt=now - older_than)
+            | Q(status=MiningJob.Status.QUEUED, enqueued_at__lt=now - stale_after)
+            | Q(status=MiningJob.Status.RUNNING, started_at__lt=now - abandoned)
+        )
     )
     counts = {"sent": 0, "failed": 0}
     for job_id in pending.values_list("pk", flat=True)[:500]:
@@ -59,20 +63,50 @@ def outbox_requeue(
     return counts
 
 
+def _not_paused(jobs: QuerySet[MiningJob]) -> QuerySet[MiningJob]:
+    """Jobs whose owner has memory on and whose agent's mining is not paused: the others wait, queued
+    and unsent, until the pause ends (jobs_resume sends them then)."""
+    # EXISTS, never NULL: a plain `config->'mining_paused' = true` is NULL when the key is absent, and
+    # NOT NULL would drop every job of an agent that never had the setting.
+    paused_owner = MemorySettings.objects.filter(user_id=OuterRef("owner_id"), enabled=False)
+    paused_agent = Agent.objects.filter(pk=OuterRef("conversation__agent_id"), config__contains={"mining_paused": True})
+    return jobs.exclude(Exists(paused_owner)).exclude(Exists(paused_agent))
+
+
+def jobs_resume(*, owner_id: int, agent_id: Any = None) -> int:
+    """Send the ready jobs a pause held back (the owner's, or one agent's), on commit; how many."""
+    held = MiningJob.objects.filter(owner_id=owner_id, status=MiningJob.Status.QUEUED, ready=True)
+    if agent_id is not None:
+        held = held.filter(conversation__agent_id=agent_id)
+    job_ids = list(_not_paused(held).values_list("pk", flat=True))
+    for job_id in job_ids:
+        transaction.on_commit(functools.partial(job_send, job_id=job_id))
+    return len(job_ids)
+
+
+def _hold(job_id: Any) -> None:
+    """Back to queued and unsent: the outbox leaves it alone while paused, jobs_resume sends it."""
+    MiningJob.objects.filter(pk=job_id).update(status=MiningJob.Status.QUEUED, enqueued_at=None, started_at=None)
+
+
 def job_run(*, job_id: Any) -> dict[str, int] | None:
     """Claim and run one mining job, together with up to JOB_BATCH - 1 other ready jobs of the same
-    owner still waiting (their own messages then find them done). None when the job is gone or done."""
+    owner still waiting (their own messages then find them done). None when the job is gone or done,
+    or held back: memory is off for its owner or mining is paused for its agent."""
     now = timezone.now()
     claimed = MiningJob.objects.filter(
         pk=job_id, status__in=[MiningJob.Status.QUEUED, MiningJob.Status.RUNNING]
     ).update(status=MiningJob.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
     if not claimed:
         return None
+    if not _not_paused(MiningJob.objects.filter(pk=job_id)).exists():
+        _hold(job_id)
+        return None
     job = MiningJob.objects.select_related("conversation", "conversation__agent").get(pk=job_id)
     with transaction.atomic():
         # SKIP LOCKED: another worker batching at the same moment takes other jobs, not these.
         extra_ids = list(
-            MiningJob.objects.select_for_update(skip_locked=True)
+            _not_paused(MiningJob.objects.select_for_update(skip_locked=True, of=("self",)))
             .filter(owner_id=job.owner_id, status=MiningJob.Status.QUEUED, ready=True)
             .exclude(conversation_id=job.conversation_id)
             .order_by("requested_at")

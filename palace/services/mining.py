@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.utils.text import slugify
 
-from accounts.models import UsageRecord
+from accounts.models import ExclusionRule, UsageRecord
 from episodic import providers
 from memory_site.db import advisory_xact_lock
 from palace import extraction, naming, preferences, titles, topics
+from palace.exclusions import exclusion_matcher
 from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, Relation, Room, Turn, Wing
 from palace.services import graph, recurring
 from palace.services.filing import next_numbers, wing_ensure
@@ -86,21 +88,40 @@ class _Prepared:
     llm_triples: list[extraction.Triple]
     tags: list[dict[str, list[str]]]
     extract_ms: float
+    excluded: dict[int, int]  # turn index -> the exclusion rule that kept it out
 
 
-def _prepare(conversation: Conversation) -> _Prepared | None:
+Matcher = Callable[[str], ExclusionRule | None]
+
+
+def _prepare(conversation: Conversation, matcher: Matcher) -> tuple[_Prepared | None, dict[int, int]]:
+    """The unmined turns no exclusion rule matches, extracted; and the unmined turns a rule kept out.
+
+    Rules are checked on every turn, mined ones too (their text must not feed the entities and tags
+    of the new ones), before any extractor, tagger or embedder reads them. A turn kept out gets no
+    drawer, so the next run checks it again and still skips it (idempotent), and no number is drawn
+    for it (drawer numbers are drawn for the kept turns only: no hole)."""
     mined = set(Drawer.objects.filter(conversation=conversation).values_list("turn_index", flat=True))
     every = list(conversation.turns.order_by("index"))
-    turns = [t for t in every if t.index not in mined]
+    excluded = {t.index: rule.pk for t in every if (rule := matcher(t.content)) is not None}
+    context = [t for t in every if t.index not in excluded]
+    turns = [t for t in context if t.index not in mined]
+    skipped = {index: rule_id for index, rule_id in excluded.items() if index not in mined}
     if not turns:
-        return None
+        return None, skipped
     clock = time.perf_counter()
-    found, llm_triples = extract(conversation, [(t.role, t.content) for t in every])
+    found, llm_triples = extract(conversation, [(t.role, t.content) for t in context])
     tags = [extraction.tags_for(t.content, found) for t in turns]
-    return _Prepared(conversation, turns, found, llm_triples, tags, (time.perf_counter() - clock) * 1000)
+    elapsed = (time.perf_counter() - clock) * 1000
+    return _Prepared(conversation, turns, found, llm_triples, tags, elapsed, skipped), skipped
 
 
-def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
+def _exclusion_counts(skipped: dict[int, int]) -> dict[str, Any]:
+    """What the activity log and the job keep of a skip: how many and which rules, never the text."""
+    return {"excluded": len(skipped), "rules": sorted(set(skipped.values()))} if skipped else {}
+
+
+def conversation_mine(*, conversation: Conversation) -> dict[str, Any]:
     """Mine the conversation's turns that have no drawer yet. Idempotent: a second run adds nothing,
     a run after more turns were appended adds only theirs."""
     counts = conversations_mine(conversations=[conversation])[conversation.pk]
@@ -108,12 +129,26 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, int]:
     return counts
 
 
-def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[str, int]]:
+def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[str, Any]]:
     """Mine several conversations with one embedding batch per owner: embedding is the bottleneck, and
     one long length-sorted batch pads less and keeps the model busier than many short ones. Each
-    conversation is then written in a transaction of its own."""
-    results: dict[Any, dict[str, int]] = {c.pk: _empty_counts() for c in conversations}
-    prepared = [p for p in (_prepare(c) for c in conversations) if p is not None]
+    conversation is then written in a transaction of its own. Exclusion rules are compiled once per
+    owner per run."""
+    results: dict[Any, dict[str, Any]] = {c.pk: _empty_counts() for c in conversations}
+    matchers = {owner_id: exclusion_matcher(owner=owner_id) for owner_id in {c.owner_id for c in conversations}}
+    prepared = []
+    for conversation in conversations:
+        ready, skipped = _prepare(conversation, matchers[conversation.owner_id])
+        if ready is not None:
+            prepared.append(ready)
+        elif skipped:
+            # Nothing left to mine, but the person should still see that rules kept turns out.
+            results[conversation.pk].update(_exclusion_counts(skipped))
+            ActivityEvent.objects.create(
+                owner_id=conversation.owner_id,
+                kind="memory_mined",
+                data={"conversation_id": conversation.external_id, **results[conversation.pk]},
+            )
     vectors: dict[Any, list[list[float]] | None] = {}
     embed_ms: dict[Any, float] = {}
     for owner_id in {p.conversation.owner_id for p in prepared}:
@@ -133,9 +168,9 @@ def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[s
     return results
 
 
-def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> dict[str, int]:
+def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> dict[str, Any]:
     conversation, turns = p.conversation, p.turns
-    counts = _empty_counts()
+    counts: dict[str, Any] = _empty_counts()
     clock = time.perf_counter()
     embedder_name = providers.get_embedder().name if vectors is not None else ""
     segments = extraction.segment([t.content for t in turns])
@@ -196,6 +231,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         )
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
+        counts.update(_exclusion_counts(p.excluded))
         ActivityEvent.objects.create(
             owner_id=conversation.owner_id,
             kind="memory_mined",

@@ -104,7 +104,8 @@ def test_other_owners_cannot_touch_a_conversation_or_its_jobs(api: APIClient, pe
 def test_with_memory_off_nothing_is_stored(api: APIClient, personas: Personas) -> None:
     MemorySettings.objects.filter(user=personas.owner.user).update(enabled=False)
     response = _post(api, personas.owner.headers)
-    assert response.status_code == 403 and response.json()["message"] == intake.MESSAGE_MEMORY_OFF
+    assert response.status_code == 409 and response.json()["message"] == intake.MESSAGE_MEMORY_OFF
+    assert response.json()["extra"] == {"reason": "memory_paused", "stored": False}
     assert not Conversation.objects.exists()
 
 
