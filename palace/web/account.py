@@ -8,20 +8,19 @@ from datetime import date, timedelta
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 
 from accounts import selectors as account_selectors
-from accounts.models import MemorySettings
-from accounts.services import memory_settings_ensure
+from accounts.services import SETTINGS_FIELDS, memory_settings_ensure, memory_settings_update
 from episodic.selectors.tiers import tier_counts
-from memory_site.lib.embeddings import KNOWN_DIMS, LOCAL_MODEL_NAME
+from memory_site.lib.errors import ServiceError
 from palace import selectors
-from palace.services.activity import activity_record
+from palace.services.exclusions import exclusion_preview, exclusion_rule_create, exclusion_rule_delete
 from palace.web.common import page, paginate, person
 
 CHART_DAYS = 30
@@ -83,45 +82,109 @@ def bars_svg(days: list[tuple[date, int]]) -> dict[str, Any]:
     }
 
 
-def embedding_model_choices() -> list[tuple[str, str]]:
-    """Only models whose vectors fit the columns: a model of another dimension would need a migration."""
-    names = [LOCAL_MODEL_NAME] + [name for name, dim in KNOWN_DIMS.items() if dim == settings.EMBEDDING_DIM]
-    return [("", "The service's default")] + [(name, name) for name in dict.fromkeys(names)]
+class SettingsForm(forms.Form):
+    """The person's memory settings; saved through accounts.services.memory_settings_update, which
+    checks them again and logs every change."""
 
-
-class SettingsForm(forms.ModelForm):
-    class Meta:
-        model = MemorySettings
-        fields = ["enabled", "top_k", "use_rerank", "rerank_model", "embedding_model", "auto_mine", "timezone"]
-        labels = {
-            "enabled": "Memory on (off pauses mining, recall and storing)",
-            "top_k": "Results per recall",
-            "use_rerank": "Rerank recall results",
-            "auto_mine": "Mine conversations when they end",
-        }
+    enabled = forms.BooleanField(label="Memory on (off pauses mining, recall and storing)", required=False)
+    top_k = forms.IntegerField(label="Results per recall", min_value=1, max_value=50)
+    use_rerank = forms.BooleanField(label="Rerank recall results", required=False)
+    rerank_model = forms.CharField(label="Rerank model", required=False, max_length=200)
+    embedding_model = forms.ChoiceField(label="Embedding model", required=False)
+    auto_mine = forms.BooleanField(label="Mine conversations when they end", required=False)
+    timezone = forms.CharField(label="Time zone", max_length=64, widget=forms.TextInput(attrs={"list": "timezones"}))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["embedding_model"] = forms.ChoiceField(
-            label="Embedding model", choices=embedding_model_choices(), required=False
-        )
-        self.fields["timezone"].widget = forms.TextInput(attrs={"list": "timezones"})
+        offered = account_selectors.embedding_models_offered()
+        self.fields["embedding_model"].choices = [("", "The service's default"), *((m, m) for m in offered)]  # type: ignore[attr-defined]
+
+    def clean_timezone(self) -> str:
+        name = str(self.cleaned_data["timezone"]).strip()
+        if name not in zoneinfo.available_timezones():
+            raise forms.ValidationError("Pick a time zone from the list, e.g. Europe/Paris.")
+        return name
+
+
+class ExclusionForm(forms.Form):
+    kind = forms.ChoiceField(
+        label="Match", choices=[("word", "Word"), ("phrase", "Phrase"), ("regex", "Regular expression")]
+    )
+    pattern = forms.CharField(label="Never store turns containing", max_length=200)
 
 
 @login_required
 def settings_memory(request: HttpRequest) -> HttpResponse:
     owner = person(request)
-    form = SettingsForm(request.POST or None, instance=memory_settings_ensure(user=owner))
+    row = memory_settings_ensure(user=owner)
+    form = SettingsForm(request.POST or None, initial={f: getattr(row, f) for f in SETTINGS_FIELDS})
     if request.method == "POST" and form.is_valid():
-        changed = form.changed_data
-        form.save()
-        if changed:
-            activity_record(owner=owner, kind="settings_changed", data={"fields": changed})
-        messages.success(request, "Settings saved." if changed else "Nothing changed.")
-        return redirect("settings-memory")
+        agents = [
+            {
+                "agent_id": str(agent.pk),
+                "recall_disabled": request.POST.get(f"recall_disabled_{agent.pk}") == "on",
+                "mining_paused": request.POST.get(f"mining_paused_{agent.pk}") == "on",
+            }
+            for agent in account_selectors.agent_list(owner=owner)
+        ]
+        try:
+            memory_settings_update(user=owner, data={**form.cleaned_data, "agents": agents})
+        except ServiceError as error:
+            form.add_error(None, error.detail)
+        else:
+            messages.success(request, "Settings saved.")
+            return redirect("settings-memory")
+    return _settings_page(request, form, ExclusionForm())
+
+
+def _settings_page(request: HttpRequest, form: SettingsForm, exclusion_form: ExclusionForm) -> HttpResponse:
+    owner = person(request)
+    errors = bool(form.errors or exclusion_form.errors)
     context = {
         "form": form,
+        "exclusion_form": exclusion_form,
         "agents": account_selectors.agent_list(owner=owner),
+        "rules": account_selectors.exclusion_rule_list(owner=owner),
         "timezones": sorted(zoneinfo.available_timezones()),
     }
-    return page(request, "palace/settings.html", context, active="settings-memory", status=400 if form.errors else 200)
+    return page(request, "palace/settings.html", context, active="settings-memory", status=400 if errors else 200)
+
+
+@login_required
+@require_POST
+def exclusion_add(request: HttpRequest) -> HttpResponse:
+    owner = person(request)
+    exclusion_form = ExclusionForm(request.POST)
+    if exclusion_form.is_valid():
+        try:
+            exclusion_rule_create(owner=owner, **exclusion_form.cleaned_data)
+        except ServiceError as error:
+            exclusion_form.add_error("pattern", error.detail)
+        else:
+            messages.success(request, "Rule added: matching turns are skipped from now on.")
+            return redirect("settings-memory")
+    row = memory_settings_ensure(user=owner)
+    return _settings_page(request, SettingsForm(initial={f: getattr(row, f) for f in SETTINGS_FIELDS}), exclusion_form)
+
+
+@login_required
+@require_POST
+def exclusion_delete(request: HttpRequest, rule_id: int) -> HttpResponse:
+    try:
+        exclusion_rule_delete(owner=person(request), rule_id=rule_id)
+    except ServiceError as error:
+        raise Http404(error.detail) from None
+    messages.success(request, "Rule removed.")
+    return redirect("settings-memory")
+
+
+@login_required
+def exclusion_preview_page(request: HttpRequest, rule_id: int) -> HttpResponse:
+    """The drawers already stored that a rule matches, with a button that forgets them (with a receipt)."""
+    owner = person(request)
+    rule = account_selectors.exclusion_rule_get(owner=owner, rule_id=rule_id)
+    if rule is None:
+        raise Http404("No such rule.")
+    matches = exclusion_preview(owner=owner, rule_id=rule_id)
+    context = {"rule": rule, "drawers": paginate(request, matches, size=20)}
+    return page(request, "palace/exclusion_preview.html", context, active="settings-memory")

@@ -20,4 +20,7 @@ urlpatterns = [
     path("memory/forget", forget.forget, name="memory-forget"),
     path("memory/forget/receipts/<uuid:receipt_id>", forget.receipt, name="memory-receipt"),
     path("settings/memory", account.settings_memory, name="settings-memory"),
+    path("settings/memory/exclusions", account.exclusion_add, name="settings-exclusion-add"),
+    path("settings/memory/exclusions/<int:rule_id>/delete", account.exclusion_delete, name="settings-exclusion-delete"),
+    path("settings/memory/exclusions/<int:rule_id>", account.exclusion_preview_page, name="settings-exclusion"),
 ]

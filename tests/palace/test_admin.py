@@ -8,7 +8,7 @@ from django.db import connection
 from django.test import Client
 
 from memory_site.admin_lists import EXACT_BELOW, EstimatedCountPaginator
-from palace.models import Conversation, Drawer, Room
+from palace.models import Drawer, Room
 from tests.conftest import Personas
 from tests.factories import make_user
 from tests.web.test_pages import room  # noqa: F401  (fixture)
@@ -44,7 +44,8 @@ def test_reembed_and_refile_actions_call_the_services(operator: Client, room: Ro
     operator.post("/admin/palace/drawer/", {"action": "reembed", "_selected_action": [drawer.pk]})
     drawer.refresh_from_db()
     assert drawer.embedding is not None and drawer.embedding_model
-    conversation = Conversation.objects.get(pk=room.conversation_id)
+    conversation = room.conversation
+    assert conversation is not None
     response = operator.post("/admin/palace/conversation/", {"action": "refile", "_selected_action": [conversation.pk]})
     assert response.status_code == 302
     assert Drawer.objects.get(pk=drawer.pk).aaak  # kept in place, still addressable

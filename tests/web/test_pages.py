@@ -9,6 +9,7 @@ import re
 import pytest
 from django.test import Client
 
+from accounts.selectors import exclusion_rule_list
 from episodic.services.typed_memories import typed_memory_create
 from palace.models import Conversation, Drawer, Entity, Room, Wing
 from palace.services import mining
@@ -165,3 +166,42 @@ def test_another_persons_memory_is_a_404_on_every_page(outsider: Client, room: R
         assert outsider.get(path).status_code == 404, path
     listed = outsider.get("/memory").content.decode() + outsider.get("/memory/search?q=efoil").content.decode()
     assert room.title not in listed and all(w.name not in listed for w in Wing.objects.filter(owner=room.owner))
+
+
+def test_an_exclusion_rule_from_the_page_skips_new_turns_and_previews_stored_ones(
+    owner: Client,
+    personas: Personas,
+    api,
+    room: Room,  # type: ignore[no-untyped-def]
+) -> None:
+    response = owner.post("/settings/memory/exclusions", {"kind": "word", "pattern": "battery"})
+    assert response.status_code == 302
+    rule = exclusion_rule_list(owner=personas.owner.user).get()
+    preview = owner.get(f"/settings/memory/exclusions/{rule.pk}").content.decode()
+    assert "battery" in preview.lower() and "Forget these" in preview  # the already stored turn is shown
+    turns = [
+        {"role": "user", "content": "The new battery arrived today."},
+        {"role": "user", "content": "Derek painted the board blue."},
+    ]
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "c2", "turns": turns, "complete": True},
+        format="json",
+        **personas.owner.headers,
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c2"))
+    kept = list(Drawer.objects.filter(conversation__external_id="c2").values_list("content", flat=True))
+    assert kept == ["Derek painted the board blue."]
+
+
+def test_a_bad_rule_is_refused_on_the_page(owner: Client) -> None:
+    response = owner.post("/settings/memory/exclusions", {"kind": "regex", "pattern": "(a+)+$"})
+    assert response.status_code == 400 and "errorlist" in response.content.decode()
+
+
+def test_per_agent_overrides_are_saved_from_the_page(owner: Client, personas: Personas) -> None:
+    agent = personas.owner.agent
+    form = {"enabled": "on", "top_k": "5", "timezone": "UTC", "embedding_model": "", f"mining_paused_{agent.pk}": "on"}
+    assert owner.post("/settings/memory", form).status_code == 302
+    agent.refresh_from_db()
+    assert agent.mining_paused and not agent.recall_disabled
