@@ -4,7 +4,9 @@
   the memory-off check.
 - `jobs`: the mining jobs — claiming and running them, and the outbox that sends what the broker missed.
 - `mining`: a conversation's turns filed as drawers in rooms, closets and wings with their AAAK
-  pointers, and the knowledge graph they show; forgetting a drawer.
+  pointers, and the knowledge graph they show.
+- `forget` (+ `forget_redis`): erasure with a receipt — a drawer, conversation, wing, entity, typed memory,
+  episode or everything, and the receipt's re-check.
 - `graph`: the temporal knowledge graph's relations (from mining and from the API), with their windows.
 - `remine`: an existing palace filed again with the current extractor (`manage.py remine`), drawers
   and their pointers kept.

@@ -1,7 +1,7 @@
 """Mining: a conversation's unmined turns filed as drawers (one per turn, verbatim, with its AAAK
 pointer) in the conversation's room, its topic closets and the wing of its main subject, and the
 knowledge-graph relations the turns show. Idempotent: a second run adds nothing, a run after more
-turns were appended adds only theirs. Forgetting a drawer is here too.
+turns were appended adds only theirs.
 """
 
 from __future__ import annotations
@@ -367,9 +367,3 @@ def _closets_for(
             by_segment[segment] = closet
         result.append(closet)
     return result, created
-
-
-def drawer_delete(*, drawer: Drawer) -> None:
-    """Forget one drawer: its row goes, and with it the text, the embedding and its index entries
-    (HNSW and GIN entries are the row's). Its number is never given out again."""
-    drawer.delete()

@@ -1,0 +1,475 @@
+"""Forgetting, with a receipt (verifiable erasure).
+
+`forget` removes what was asked and everything that holds its text: the drawers and the turns they
+were filed from (a turn left behind would be mined back), their embeddings and full-text entries (both
+live on the rows), AAAK pointers (resolved from the drawer row), knowledge-graph facts read only from
+the forgotten drawers (a fact another drawer also shows loses just the citation), preference mentions
+(topic counts recomputed, a topic no room mentions any more goes), episodes, typed memories and
+short-term entries of a forgotten conversation (linked by its external id, which they use as
+conversation / session id), working-memory snapshots and the live working memory and injection ledger
+in Redis, and the rooms, closets, wings and entities left empty. One transaction per call; ids of
+another owner are a 404 and nothing is deleted.
+
+The receipt keeps only ids (never text), so `receipt_verify` can look each one up again later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any, Final
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Q
+
+from episodic.models import (
+    ContextAccessLog,
+    ContextEntry,
+    ContextSnapshot,
+    Episode,
+    MemoryPool,
+    PersistentContext,
+    ShortTermMemory,
+    TypedMemory,
+    WorkflowPool,
+)
+from ledger.models import WorkingMemorySnapshot
+from memory_site.lib.errors import InvalidFieldError, NotFoundError
+from palace import preferences
+from palace.models import (
+    ActivityEvent,
+    Closet,
+    Conversation,
+    Drawer,
+    Entity,
+    ForgetReceipt,
+    PreferenceMention,
+    PreferenceTopic,
+    Relation,
+    RelationCitation,
+    Room,
+    Turn,
+    Wing,
+)
+from palace.services import forget_redis, graph
+
+KINDS: Final = ("drawer", "conversation", "wing", "entity", "typed_memory", "episode", "everything")
+MESSAGE_NOT_FOUND: Final = {
+    "drawer": "Drawer not found.",
+    "conversation": "Conversation not found.",
+    "wing": "Wing not found.",
+    "entity": "Entity not found.",
+    "typed_memory": "Memory not found.",
+    "episode": "Episode not found.",
+}
+MESSAGE_BAD_KIND: Final = f"One of: {', '.join(KINDS)}."
+MESSAGE_NO_IDS: Final = "Name at least one id."
+MESSAGE_BAD_ID: Final = "Not a valid id for this kind."
+
+# What a receipt's removed ids name, kind -> model (redis keys are checked in Redis).
+MODELS: Final[dict[str, Any]] = {
+    "drawers": Drawer,
+    "turns": Turn,
+    "conversations": Conversation,
+    "rooms": Room,
+    "closets": Closet,
+    "wings": Wing,
+    "entities": Entity,
+    "relations": Relation,
+    "relation_citations": RelationCitation,
+    "preference_mentions": PreferenceMention,
+    "preference_topics": PreferenceTopic,
+    "episodes": Episode,
+    "typed_memories": TypedMemory,
+    "short_term_entries": ShortTermMemory,
+    "working_memory_snapshots": WorkingMemorySnapshot,
+    "memory_pools": MemoryPool,
+    "workflow_pools": WorkflowPool,
+    "persistent_contexts": PersistentContext,
+    "context_entries": ContextEntry,
+    "context_snapshots": ContextSnapshot,
+    "context_access_logs": ContextAccessLog,
+    "activity_events": ActivityEvent,
+}
+
+
+class _Removal:
+    """The ids removed so far, per kind, and the few counts that are not rows (embeddings)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, set[str]] = defaultdict(set)
+        self.extra: Counter[str] = Counter()
+
+    def add(self, kind: str, ids: Iterable[Any]) -> None:
+        self.ids[kind].update(str(i) for i in ids)
+
+    def counts(self) -> dict[str, int]:
+        counts = {kind: len(ids) for kind, ids in self.ids.items() if ids}
+        counts.update({kind: n for kind, n in self.extra.items() if n})
+        return dict(sorted(counts.items()))
+
+    def sorted_ids(self) -> dict[str, list[str]]:
+        return {kind: sorted(ids) for kind, ids in sorted(self.ids.items()) if ids}
+
+
+def digest_of(removed_ids: dict[str, list[str]]) -> str:
+    canonical = json.dumps({kind: sorted(ids) for kind, ids in removed_ids.items()}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# --- what a request names ------------------------------------------------------------------------------
+
+
+def _ints(ids: list[Any]) -> list[int]:
+    try:
+        return [int(i) for i in ids]
+    except (TypeError, ValueError):
+        raise InvalidFieldError("ids", MESSAGE_BAD_ID) from None
+
+
+def _uuids(ids: list[Any]) -> list[uuid.UUID]:
+    try:
+        return [uuid.UUID(str(i)) for i in ids]
+    except ValueError:
+        raise InvalidFieldError("ids", MESSAGE_BAD_ID) from None
+
+
+def _all_found(kind: str, rows: list[Any], asked: list[Any]) -> list[Any]:
+    if len(rows) != len(set(asked)):
+        raise NotFoundError(MESSAGE_NOT_FOUND[kind])
+    return rows
+
+
+def _resolve(owner: User, kind: str, ids: list[Any]) -> dict[str, list[Any]]:
+    """The rows asked for, by the owner's ids: drawer/wing/entity ids are integers, typed memories and
+    episodes UUIDs, conversations the agent's external ids (as in the conversation routes)."""
+    if kind not in KINDS:
+        raise InvalidFieldError("kind", MESSAGE_BAD_KIND)
+    if kind == "everything":
+        return {}
+    if not ids:
+        raise InvalidFieldError("ids", MESSAGE_NO_IDS)
+    if kind == "drawer":
+        pks = _ints(ids)
+        return {"drawers": _all_found(kind, list(Drawer.objects.filter(owner=owner, pk__in=pks)), pks)}
+    if kind == "conversation":
+        names = [str(i) for i in ids]
+        found = list(Conversation.objects.filter(owner=owner, external_id__in=names))
+        return {"conversations": _all_found(kind, found, names)}
+    if kind == "wing":
+        pks = _ints(ids)
+        return {"wings": _all_found(kind, list(Wing.objects.filter(owner=owner, pk__in=pks)), pks)}
+    if kind == "entity":
+        pks = _ints(ids)
+        return {"entities": _all_found(kind, list(Entity.objects.filter(owner=owner, pk__in=pks)), pks)}
+    keys = _uuids(ids)
+    model = TypedMemory if kind == "typed_memory" else Episode
+    return {kind: _all_found(kind, list(model.objects.filter(owner=owner, pk__in=keys)), keys)}
+
+
+# --- the public services -------------------------------------------------------------------------------
+
+
+def forget_preview(*, owner: User, kind: str, ids: list[Any]) -> dict[str, int]:
+    """What `forget` would remove, per kind, for the confirm step: the same work in a transaction that
+    is rolled back (so preview and deletion can never disagree). Redis is not touched."""
+    asked = _resolve(owner, kind, ids)
+    removal = _Removal()
+    with transaction.atomic():
+        _remove(owner, kind, asked, removal, redis=None)
+        transaction.set_rollback(True)
+    return removal.counts()
+
+
+def forget(*, owner: User, kind: str, ids: list[Any], actor: str = "person") -> ForgetReceipt:
+    """Forget what is named (see the module's docstring) and return the receipt. `ids` are ignored
+    for "everything"."""
+    asked = _resolve(owner, kind, ids)
+    removal = _Removal()
+    with transaction.atomic():
+        # Redis is cleared inside the transaction on purpose: if it is down the call fails (503) and the
+        # database rolls back, rather than answering "forgotten" with copies left in Redis.
+        _remove(owner, kind, asked, removal, redis=forget_redis.RedisEraser(owner_id=owner.pk))
+        removed_ids = removal.sorted_ids()
+        shown_ids = [] if kind == "everything" else sorted(str(i) for i in ids)
+        receipt = ForgetReceipt.objects.create(
+            owner=owner,
+            asked={"kind": kind, "ids": shown_ids, "actor": actor},
+            counts=removal.counts(),
+            digest=digest_of(removed_ids),
+            removed_ids=removed_ids,
+        )
+        ActivityEvent.objects.create(
+            owner=owner,
+            kind="memory_forgotten",
+            data={"receipt_id": str(receipt.id), "kind": kind, "actor": actor, "counts": receipt.counts},
+        )
+    return receipt
+
+
+def receipt_verify(*, receipt: ForgetReceipt) -> dict[str, Any]:
+    """Look every removed id up again. `verified` is true when none of them exists."""
+    remaining: dict[str, int] = {}
+    for kind, ids in receipt.removed_ids.items():
+        if kind == "redis_keys":
+            left = forget_redis.keys_existing(keys=ids)
+        else:
+            left = MODELS[kind].objects.filter(pk__in=ids).count()
+        if left:
+            remaining[kind] = left
+    return {"verified": not remaining, "remaining": remaining}
+
+
+# --- removal ------------------------------------------------------------------------------------------
+
+
+def _remove(
+    owner: User, kind: str, asked: dict[str, list[Any]], removal: _Removal, redis: forget_redis.RedisEraser | None
+) -> None:
+    if kind == "everything":
+        _remove_everything(owner, removal, redis)
+        return
+    if kind in ("typed_memory", "episode"):
+        _remove_rows(removal, "typed_memories" if kind == "typed_memory" else "episodes", asked[kind])
+        return
+    if kind == "entity":
+        _remove_entities(owner, asked["entities"], removal)
+        return
+    if kind == "wing":
+        wings = asked["wings"]
+        rooms = Room.objects.filter(owner=owner, wing__in=wings)
+        conversations = list(Conversation.objects.filter(owner=owner, rooms__in=rooms).distinct())
+        loose = Drawer.objects.filter(owner=owner, room__in=rooms.filter(conversation__isnull=True))
+        _remove_conversations(owner, conversations, removal, redis)
+        _remove_drawers(owner, list(loose), removal, redis)
+        removal.add("wings", [wing.pk for wing in wings])
+        Wing.objects.filter(pk__in=[wing.pk for wing in wings]).delete()
+        return
+    if kind == "conversation":
+        _remove_conversations(owner, asked["conversations"], removal, redis)
+        return
+    _remove_drawers(owner, asked["drawers"], removal, redis)
+
+
+def _remove_rows(removal: _Removal, name: str, rows: list[Any]) -> None:
+    removal.add(name, [row.pk for row in rows])
+    removal.extra["embeddings"] += sum(1 for row in rows if getattr(row, "embedding", None) is not None)
+    if rows:
+        type(rows[0]).objects.filter(pk__in=[row.pk for row in rows]).delete()
+
+
+def _remove_conversations(
+    owner: User, conversations: list[Conversation], removal: _Removal, redis: forget_redis.RedisEraser | None
+) -> None:
+    if not conversations:
+        return
+    names = [c.external_id for c in conversations]
+    drawers = list(Drawer.objects.filter(owner=owner, conversation__in=conversations))
+    _remove_drawers(owner, drawers, removal, redis, whole_conversations=True)
+    _remove_rows(removal, "episodes", list(Episode.objects.filter(owner=owner, conversation_id__in=names)))
+    _remove_rows(removal, "typed_memories", list(TypedMemory.objects.filter(owner=owner, session_id__in=names)))
+    removal.add(
+        "short_term_entries",
+        ShortTermMemory.objects.filter(owner=owner, session_id__in=names).values_list("pk", flat=True),
+    )
+    ShortTermMemory.objects.filter(owner=owner, session_id__in=names).delete()
+    snapshots = WorkingMemorySnapshot.objects.filter(owner=owner, conversation_id__in=names)
+    removal.add("working_memory_snapshots", snapshots.values_list("pk", flat=True))
+    snapshots.delete()
+    if redis is not None:
+        removal.add("redis_keys", redis.conversations(names=names))
+    rooms = Room.objects.filter(conversation__in=conversations)
+    removal.add("rooms", rooms.values_list("pk", flat=True))
+    removal.add("closets", Closet.objects.filter(room__in=rooms).values_list("pk", flat=True))
+    removal.add("turns", Turn.objects.filter(conversation__in=conversations).values_list("pk", flat=True))
+    removal.add("conversations", [c.pk for c in conversations])
+    wings = _wings_of(rooms)
+    Conversation.objects.filter(pk__in=[c.pk for c in conversations]).delete()  # rooms, turns, jobs cascade
+    _remove_empty_wings(owner, wings, removal)
+
+
+def _wings_of(rooms: Any) -> set[int]:
+    return set(rooms.values_list("wing_id", flat=True)) | set(
+        Room.linked_wings.through.objects.filter(room__in=rooms).values_list("wing_id", flat=True)
+    )
+
+
+def _remove_drawers(
+    owner: User,
+    drawers: list[Drawer],
+    removal: _Removal,
+    redis: forget_redis.RedisEraser | None,
+    whole_conversations: bool = False,
+) -> None:
+    if not drawers:
+        return
+    drawer_ids = [d.pk for d in drawers]
+    room_ids = {d.room_id for d in drawers}
+    _forget_relations(owner, drawer_ids, removal)
+    _forget_preferences(owner, drawers, room_ids, removal)
+    turns = Turn.objects.filter(
+        Q(*[Q(conversation_id=d.conversation_id, index=d.turn_index) for d in drawers], _connector=Q.OR)
+    )
+    removal.add("turns", turns.values_list("pk", flat=True))
+    _remove_rows(removal, "drawers", drawers)
+    turns.delete()
+    if whole_conversations:
+        return  # the conversations' rooms, snapshots and Redis keys go with them
+    texts = [d.content for d in drawers]
+    _forget_in_snapshots(owner, texts, removal)
+    if redis is not None:
+        removal.extra["working_memory_fields"] += redis.fields_containing(texts=texts)
+    _remove_left_empty(owner, room_ids, removal, redis)
+
+
+def _remove_left_empty(
+    owner: User, room_ids: set[int], removal: _Removal, redis: forget_redis.RedisEraser | None
+) -> None:
+    """Closets and rooms with no drawer left go; a room's conversation goes with it when no turn of it
+    is left either (its title is text too)."""
+    empty_closets = Closet.objects.filter(room_id__in=room_ids, drawers__isnull=True)
+    removal.add("closets", empty_closets.values_list("pk", flat=True))
+    empty_closets.delete()
+    empty_rooms = Room.objects.filter(pk__in=room_ids, drawers__isnull=True)
+    finished = list(Conversation.objects.filter(owner=owner, rooms__in=empty_rooms, turns__isnull=True).distinct())
+    wings = _wings_of(empty_rooms)
+    removal.add("rooms", empty_rooms.values_list("pk", flat=True))
+    empty_rooms.delete()
+    _remove_conversations(owner, finished, removal, redis)
+    _remove_empty_wings(owner, wings, removal)
+
+
+def _remove_empty_wings(owner: User, wing_ids: set[int], removal: _Removal) -> None:
+    empty = Wing.objects.filter(owner=owner, pk__in=wing_ids, rooms__isnull=True, linked_rooms__isnull=True)
+    removal.add("wings", empty.values_list("pk", flat=True))
+    empty.delete()
+
+
+def _forget_relations(owner: User, drawer_ids: list[int], removal: _Removal) -> None:
+    """Facts read only from these drawers go (their windows reopened as `relations_delete` does); a fact
+    another drawer also shows keeps that citation and loses these."""
+    cited = RelationCitation.objects.filter(drawer_id__in=drawer_ids)
+    relation_ids = set(cited.values_list("relation_id", flat=True)) | set(
+        Relation.objects.filter(owner=owner, source_drawer_id__in=drawer_ids).values_list("pk", flat=True)
+    )
+    kept = set(
+        RelationCitation.objects.filter(relation_id__in=relation_ids)
+        .exclude(drawer_id__in=drawer_ids)
+        .values_list("relation_id", flat=True)
+    )
+    removal.add("relation_citations", cited.values_list("pk", flat=True))
+    cited.delete()
+    for relation in Relation.objects.filter(pk__in=kept, source_drawer_id__in=drawer_ids):
+        relation.source_drawer_id = relation.citations.order_by("pk").values_list("drawer_id", flat=True).first()
+        relation.save(update_fields=["source_drawer"])
+    doomed = Relation.objects.filter(pk__in=relation_ids - kept)
+    _remove_relations(owner, doomed, removal)
+
+
+def _remove_relations(owner: User, relations: Any, removal: _Removal) -> None:
+    entity_ids = set(relations.values_list("subject_id", flat=True)) | set(
+        relations.exclude(object__isnull=True).values_list("object_id", flat=True)
+    )
+    removal.add("relations", relations.values_list("pk", flat=True))
+    removal.add(
+        "relation_citations", RelationCitation.objects.filter(relation__in=relations).values_list("pk", flat=True)
+    )
+    graph.relations_delete(relations=relations)
+    # An entity no fact names any more was only known from what was forgotten: its name goes too.
+    orphans = Entity.objects.filter(
+        owner=owner, pk__in=entity_ids, relations_out__isnull=True, relations_in__isnull=True
+    )
+    removal.add("entities", orphans.values_list("pk", flat=True))
+    orphans.delete()
+
+
+def _remove_entities(owner: User, entities: list[Entity], removal: _Removal) -> None:
+    ids = [e.pk for e in entities]
+    _remove_relations(owner, Relation.objects.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)), removal)
+    removal.add("entities", ids)
+    Entity.objects.filter(pk__in=ids).delete()
+
+
+def _forget_preferences(owner: User, drawers: list[Drawer], room_ids: set[int], removal: _Removal) -> None:
+    """Undo what these drawers added to the preference signal: their stated preferences, and the rooms'
+    mentions of terms no remaining user turn of the room has; a topic no room mentions goes."""
+    stated: Counter[str] = Counter()
+    for drawer in drawers:
+        if drawer.role == "user" and drawer.stated_preference:
+            stated.update(preferences.terms_of(drawer.content, drawer.tags))
+    gone = {d.pk for d in drawers}
+    topics = PreferenceTopic.objects.filter(owner=owner)
+    for term, n in stated.items():
+        for topic in topics.filter(term=term):
+            topic.stated = max(0, topic.stated - n)
+            topic.save(update_fields=["stated"])
+    mentions = PreferenceMention.objects.filter(room_id__in=room_ids, topic__owner=owner).select_related("topic")
+    left: dict[int, set[str]] = defaultdict(set)
+    for room_id, content, tags in (
+        Drawer.objects.filter(room_id__in=room_ids, role="user")
+        .exclude(pk__in=gone)
+        .values_list("room_id", "content", "tags")
+    ):
+        left[room_id] |= preferences.terms_of(content, tags)
+    stale = [m.pk for m in mentions if m.topic.term not in left[m.room_id]]
+    touched = set(mentions.values_list("topic_id", flat=True))
+    removal.add("preference_mentions", stale)
+    PreferenceMention.objects.filter(pk__in=stale).delete()
+    _recount_topics(owner, touched, removal)
+
+
+def _recount_topics(owner: User, topic_ids: set[int], removal: _Removal) -> None:
+    for topic in PreferenceTopic.objects.filter(owner=owner, pk__in=topic_ids):
+        topic.rooms = topic.mentions.count()
+        topic.save(update_fields=["rooms"])
+    unmentioned = PreferenceTopic.objects.filter(owner=owner, pk__in=topic_ids, rooms=0)
+    removal.add("preference_topics", unmentioned.values_list("pk", flat=True))
+    unmentioned.delete()
+
+
+def _forget_in_snapshots(owner: User, texts: list[str], removal: _Removal) -> None:
+    """Working-memory snapshots are free-form: a field whose value holds a forgotten text goes."""
+    needles = [t for t in (text.strip() for text in texts) if t]
+    for snapshot in WorkingMemorySnapshot.objects.filter(owner=owner):
+        keep = {k: v for k, v in snapshot.fields.items() if not any(n in str(v) for n in needles)}
+        if len(keep) == len(snapshot.fields):
+            continue
+        removal.extra["working_memory_fields"] += len(snapshot.fields) - len(keep)
+        if keep:
+            snapshot.fields = keep
+            snapshot.size_bytes = sum(len(k.encode()) + len(str(v).encode()) for k, v in keep.items())
+            snapshot.save(update_fields=["fields", "size_bytes"])
+        else:
+            removal.add("working_memory_snapshots", [snapshot.pk])
+            snapshot.delete()
+
+
+def _remove_everything(owner: User, removal: _Removal, redis: forget_redis.RedisEraser | None) -> None:
+    """Every memory row of the owner. Kept: the account, agents and keys, settings, usage (billing), the
+    AAAK counters (numbers are never given out twice) and earlier receipts (ids only)."""
+    for name, model in MODELS.items():
+        if name in ("working_memory_snapshots",) or not hasattr(model, "owner"):
+            continue
+        rows = model.objects.filter(owner=owner)
+        if name in ("drawers", "episodes", "typed_memories"):
+            removal.extra["embeddings"] += rows.filter(embedding__isnull=False).count()
+        removal.add(name, rows.values_list("pk", flat=True))
+    removal.add("turns", Turn.objects.filter(conversation__owner=owner).values_list("pk", flat=True))
+    removal.add(
+        "relation_citations", RelationCitation.objects.filter(relation__owner=owner).values_list("pk", flat=True)
+    )
+    removal.add(
+        "preference_mentions", PreferenceMention.objects.filter(topic__owner=owner).values_list("pk", flat=True)
+    )
+    snapshots = WorkingMemorySnapshot.objects.filter(owner=owner)
+    removal.add("working_memory_snapshots", snapshots.values_list("pk", flat=True))
+    snapshots.delete()
+    for model in MODELS.values():
+        if hasattr(model, "owner"):
+            model.objects.filter(owner=owner).delete()  # turns, citations and mentions cascade
+    if redis is not None:
+        removal.add("redis_keys", redis.everything())
