@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, Final
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -29,6 +29,7 @@ MESSAGE_NOT_VERIFIED: Final = "NOT VERIFIED: rows this receipt says were forgott
 MAX_IDS: Final = 1000
 
 
+@extend_schema_field({"oneOf": [{"type": "string"}, {"type": "integer"}]})
 class IdField(serializers.Field):
     """A drawer, wing or entity id (integer), a memory or episode id (UUID) or a conversation id: a
     JSON number or string, kept as text for the service to read by kind."""
