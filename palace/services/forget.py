@@ -18,8 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections import Counter, defaultdict
-from collections.abc import Iterable
 from typing import Any, Final
 
 from django.contrib.auth.models import User
@@ -39,7 +37,6 @@ from episodic.models import (
 )
 from ledger.models import WorkingMemorySnapshot
 from memory_site.lib.errors import InvalidFieldError, NotFoundError
-from palace import preferences
 from palace.models import (
     ActivityEvent,
     Closet,
@@ -55,7 +52,14 @@ from palace.models import (
     Turn,
     Wing,
 )
-from palace.services import forget_redis, graph
+from palace.services import forget_redis
+from palace.services.forget_derived import (
+    Removal,
+    forget_in_snapshots,
+    forget_preferences,
+    forget_relations,
+    remove_entities,
+)
 
 KINDS: Final = ("drawer", "conversation", "wing", "entity", "typed_memory", "episode", "everything")
 MESSAGE_NOT_FOUND: Final = {
@@ -95,25 +99,6 @@ MODELS: Final[dict[str, Any]] = {
     "context_access_logs": ContextAccessLog,
     "activity_events": ActivityEvent,
 }
-
-
-class _Removal:
-    """The ids removed so far, per kind, and the few counts that are not rows (embeddings)."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, set[str]] = defaultdict(set)
-        self.extra: Counter[str] = Counter()
-
-    def add(self, kind: str, ids: Iterable[Any]) -> None:
-        self.ids[kind].update(str(i) for i in ids)
-
-    def counts(self) -> dict[str, int]:
-        counts = {kind: len(ids) for kind, ids in self.ids.items() if ids}
-        counts.update({kind: n for kind, n in self.extra.items() if n})
-        return dict(sorted(counts.items()))
-
-    def sorted_ids(self) -> dict[str, list[str]]:
-        return {kind: sorted(ids) for kind, ids in sorted(self.ids.items()) if ids}
 
 
 def digest_of(removed_ids: dict[str, list[str]]) -> str:
@@ -178,7 +163,7 @@ def forget_preview(*, owner: User, kind: str, ids: list[Any]) -> dict[str, int]:
     """What `forget` would remove, per kind, for the confirm step: the same work in a transaction that
     is rolled back (so preview and deletion can never disagree). Redis is not touched."""
     asked = _resolve(owner, kind, ids)
-    removal = _Removal()
+    removal = Removal()
     with transaction.atomic():
         _remove(owner, kind, asked, removal, redis=None)
         transaction.set_rollback(True)
@@ -189,7 +174,7 @@ def forget(*, owner: User, kind: str, ids: list[Any], actor: str = "person") -> 
     """Forget what is named (see the module's docstring) and return the receipt. `ids` are ignored
     for "everything"."""
     asked = _resolve(owner, kind, ids)
-    removal = _Removal()
+    removal = Removal()
     with transaction.atomic():
         # Redis is cleared inside the transaction on purpose: if it is down the call fails (503) and the
         # database rolls back, rather than answering "forgotten" with copies left in Redis.
@@ -228,7 +213,7 @@ def receipt_verify(*, receipt: ForgetReceipt) -> dict[str, Any]:
 
 
 def _remove(
-    owner: User, kind: str, asked: dict[str, list[Any]], removal: _Removal, redis: forget_redis.RedisEraser | None
+    owner: User, kind: str, asked: dict[str, list[Any]], removal: Removal, redis: forget_redis.RedisEraser | None
 ) -> None:
     if kind == "everything":
         _remove_everything(owner, removal, redis)
@@ -237,7 +222,7 @@ def _remove(
         _remove_rows(removal, "typed_memories" if kind == "typed_memory" else "episodes", asked[kind])
         return
     if kind == "entity":
-        _remove_entities(owner, asked["entities"], removal)
+        remove_entities(owner, asked["entities"], removal)
         return
     if kind == "wing":
         wings = asked["wings"]
@@ -255,7 +240,7 @@ def _remove(
     _remove_drawers(owner, asked["drawers"], removal, redis)
 
 
-def _remove_rows(removal: _Removal, name: str, rows: list[Any]) -> None:
+def _remove_rows(removal: Removal, name: str, rows: list[Any]) -> None:
     removal.add(name, [row.pk for row in rows])
     removal.extra["embeddings"] += sum(1 for row in rows if getattr(row, "embedding", None) is not None)
     if rows:
@@ -263,7 +248,7 @@ def _remove_rows(removal: _Removal, name: str, rows: list[Any]) -> None:
 
 
 def _remove_conversations(
-    owner: User, conversations: list[Conversation], removal: _Removal, redis: forget_redis.RedisEraser | None
+    owner: User, conversations: list[Conversation], removal: Removal, redis: forget_redis.RedisEraser | None
 ) -> None:
     if not conversations:
         return
@@ -301,7 +286,7 @@ def _wings_of(rooms: Any) -> set[int]:
 def _remove_drawers(
     owner: User,
     drawers: list[Drawer],
-    removal: _Removal,
+    removal: Removal,
     redis: forget_redis.RedisEraser | None,
     whole_conversations: bool = False,
 ) -> None:
@@ -309,8 +294,8 @@ def _remove_drawers(
         return
     drawer_ids = [d.pk for d in drawers]
     room_ids = {d.room_id for d in drawers}
-    _forget_relations(owner, drawer_ids, removal)
-    _forget_preferences(owner, drawers, room_ids, removal)
+    forget_relations(owner, drawer_ids, removal)
+    forget_preferences(owner, drawers, room_ids, removal)
     turns = Turn.objects.filter(
         Q(*[Q(conversation_id=d.conversation_id, index=d.turn_index) for d in drawers], _connector=Q.OR)
     )
@@ -320,14 +305,14 @@ def _remove_drawers(
     if whole_conversations:
         return  # the conversations' rooms, snapshots and Redis keys go with them
     texts = [d.content for d in drawers]
-    _forget_in_snapshots(owner, texts, removal)
+    forget_in_snapshots(owner, texts, removal)
     if redis is not None:
         removal.extra["working_memory_fields"] += redis.fields_containing(texts=texts)
     _remove_left_empty(owner, room_ids, removal, redis)
 
 
 def _remove_left_empty(
-    owner: User, room_ids: set[int], removal: _Removal, redis: forget_redis.RedisEraser | None
+    owner: User, room_ids: set[int], removal: Removal, redis: forget_redis.RedisEraser | None
 ) -> None:
     """Closets and rooms with no drawer left go; a room's conversation goes with it when no turn of it
     is left either (its title is text too)."""
@@ -343,112 +328,13 @@ def _remove_left_empty(
     _remove_empty_wings(owner, wings, removal)
 
 
-def _remove_empty_wings(owner: User, wing_ids: set[int], removal: _Removal) -> None:
+def _remove_empty_wings(owner: User, wing_ids: set[int], removal: Removal) -> None:
     empty = Wing.objects.filter(owner=owner, pk__in=wing_ids, rooms__isnull=True, linked_rooms__isnull=True)
     removal.add("wings", empty.values_list("pk", flat=True))
     empty.delete()
 
 
-def _forget_relations(owner: User, drawer_ids: list[int], removal: _Removal) -> None:
-    """Facts read only from these drawers go (their windows reopened as `relations_delete` does); a fact
-    another drawer also shows keeps that citation and loses these."""
-    cited = RelationCitation.objects.filter(drawer_id__in=drawer_ids)
-    relation_ids = set(cited.values_list("relation_id", flat=True)) | set(
-        Relation.objects.filter(owner=owner, source_drawer_id__in=drawer_ids).values_list("pk", flat=True)
-    )
-    kept = set(
-        RelationCitation.objects.filter(relation_id__in=relation_ids)
-        .exclude(drawer_id__in=drawer_ids)
-        .values_list("relation_id", flat=True)
-    )
-    removal.add("relation_citations", cited.values_list("pk", flat=True))
-    cited.delete()
-    for relation in Relation.objects.filter(pk__in=kept, source_drawer_id__in=drawer_ids):
-        relation.source_drawer_id = relation.citations.order_by("pk").values_list("drawer_id", flat=True).first()
-        relation.save(update_fields=["source_drawer"])
-    doomed = Relation.objects.filter(pk__in=relation_ids - kept)
-    _remove_relations(owner, doomed, removal)
-
-
-def _remove_relations(owner: User, relations: Any, removal: _Removal) -> None:
-    entity_ids = set(relations.values_list("subject_id", flat=True)) | set(
-        relations.exclude(object__isnull=True).values_list("object_id", flat=True)
-    )
-    removal.add("relations", relations.values_list("pk", flat=True))
-    removal.add(
-        "relation_citations", RelationCitation.objects.filter(relation__in=relations).values_list("pk", flat=True)
-    )
-    graph.relations_delete(relations=relations)
-    # An entity no fact names any more was only known from what was forgotten: its name goes too.
-    orphans = Entity.objects.filter(
-        owner=owner, pk__in=entity_ids, relations_out__isnull=True, relations_in__isnull=True
-    )
-    removal.add("entities", orphans.values_list("pk", flat=True))
-    orphans.delete()
-
-
-def _remove_entities(owner: User, entities: list[Entity], removal: _Removal) -> None:
-    ids = [e.pk for e in entities]
-    _remove_relations(owner, Relation.objects.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)), removal)
-    removal.add("entities", ids)
-    Entity.objects.filter(pk__in=ids).delete()
-
-
-def _forget_preferences(owner: User, drawers: list[Drawer], room_ids: set[int], removal: _Removal) -> None:
-    """Undo what these drawers added to the preference signal: their stated preferences, and the rooms'
-    mentions of terms no remaining user turn of the room has; a topic no room mentions goes."""
-    stated: Counter[str] = Counter()
-    for drawer in drawers:
-        if drawer.role == "user" and drawer.stated_preference:
-            stated.update(preferences.terms_of(drawer.content, drawer.tags))
-    gone = {d.pk for d in drawers}
-    topics = PreferenceTopic.objects.filter(owner=owner)
-    for term, n in stated.items():
-        for topic in topics.filter(term=term):
-            topic.stated = max(0, topic.stated - n)
-            topic.save(update_fields=["stated"])
-    mentions = PreferenceMention.objects.filter(room_id__in=room_ids, topic__owner=owner).select_related("topic")
-    left: dict[int, set[str]] = defaultdict(set)
-    for room_id, content, tags in (
-        Drawer.objects.filter(room_id__in=room_ids, role="user")
-        .exclude(pk__in=gone)
-        .values_list("room_id", "content", "tags")
-    ):
-        left[room_id] |= preferences.terms_of(content, tags)
-    stale = [m.pk for m in mentions if m.topic.term not in left[m.room_id]]
-    touched = set(mentions.values_list("topic_id", flat=True))
-    removal.add("preference_mentions", stale)
-    PreferenceMention.objects.filter(pk__in=stale).delete()
-    _recount_topics(owner, touched, removal)
-
-
-def _recount_topics(owner: User, topic_ids: set[int], removal: _Removal) -> None:
-    for topic in PreferenceTopic.objects.filter(owner=owner, pk__in=topic_ids):
-        topic.rooms = topic.mentions.count()
-        topic.save(update_fields=["rooms"])
-    unmentioned = PreferenceTopic.objects.filter(owner=owner, pk__in=topic_ids, rooms=0)
-    removal.add("preference_topics", unmentioned.values_list("pk", flat=True))
-    unmentioned.delete()
-
-
-def _forget_in_snapshots(owner: User, texts: list[str], removal: _Removal) -> None:
-    """Working-memory snapshots are free-form: a field whose value holds a forgotten text goes."""
-    needles = [t for t in (text.strip() for text in texts) if t]
-    for snapshot in WorkingMemorySnapshot.objects.filter(owner=owner):
-        keep = {k: v for k, v in snapshot.fields.items() if not any(n in str(v) for n in needles)}
-        if len(keep) == len(snapshot.fields):
-            continue
-        removal.extra["working_memory_fields"] += len(snapshot.fields) - len(keep)
-        if keep:
-            snapshot.fields = keep
-            snapshot.size_bytes = sum(len(k.encode()) + len(str(v).encode()) for k, v in keep.items())
-            snapshot.save(update_fields=["fields", "size_bytes"])
-        else:
-            removal.add("working_memory_snapshots", [snapshot.pk])
-            snapshot.delete()
-
-
-def _remove_everything(owner: User, removal: _Removal, redis: forget_redis.RedisEraser | None) -> None:
+def _remove_everything(owner: User, removal: Removal, redis: forget_redis.RedisEraser | None) -> None:
     """Every memory row of the owner. Kept: the account, agents and keys, settings, usage (billing), the
     AAAK counters (numbers are never given out twice) and earlier receipts (ids only)."""
     for name, model in MODELS.items():
