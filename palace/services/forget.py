@@ -267,6 +267,7 @@ def _remove_conversations(
     snapshots.delete()
     if redis is not None:
         removal.add("redis_keys", redis.conversations(names=names))
+    _redact_mining_events(owner, names, removal)
     rooms = Room.objects.filter(conversation__in=conversations)
     removal.add("rooms", rooms.values_list("pk", flat=True))
     removal.add("closets", Closet.objects.filter(room__in=rooms).values_list("pk", flat=True))
@@ -275,6 +276,16 @@ def _remove_conversations(
     wings = _wings_of(rooms)
     Conversation.objects.filter(pk__in=[c.pk for c in conversations]).delete()  # rooms, turns, jobs cascade
     _remove_empty_wings(owner, wings, removal)
+
+
+def _redact_mining_events(owner: User, names: list[str], removal: Removal) -> None:
+    # A mining event names the wing it filed into (a name read from the conversation): the event stays
+    # in the activity log, its counts too, without that name.
+    events = ActivityEvent.objects.filter(owner=owner, kind="memory_mined", data__conversation_id__in=names)
+    for event in events:
+        event.data = {**event.data, "wing": "", "forgotten": True}
+        event.save(update_fields=["data"])
+        removal.extra["activity_events_redacted"] += 1
 
 
 def _wings_of(rooms: Any) -> set[int]:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from django.contrib.postgres.search import SearchQuery
 from rest_framework.test import APIClient
 
 from episodic.models import Episode
@@ -14,7 +15,17 @@ from episodic.services.episodes import episode_store
 from ledger.models import WorkingMemorySnapshot
 from ledger.services import working_memory_merge, working_memory_persist
 from palace.api.forget import MESSAGE_NOT_VERIFIED
-from palace.models import ActivityEvent, Conversation, Drawer, Entity, ForgetReceipt, Relation, Turn, Wing
+from palace.models import (
+    ActivityEvent,
+    Conversation,
+    Drawer,
+    Entity,
+    ForgetReceipt,
+    PreferenceTopic,
+    Relation,
+    Turn,
+    Wing,
+)
 from palace.services import graph
 from palace.services.forget import MODELS, forget, forget_preview
 from tests.conftest import Personas
@@ -107,7 +118,30 @@ def test_forgetting_a_conversation_takes_its_episodes_and_working_memory(api: AP
     assert SECRET not in _texts(api, personas, "Zeppelin gym locker code")
     assert not Episode.objects.exists() and not WorkingMemorySnapshot.objects.exists()
     assert OTHER in _texts(api, personas, "tomatoes garden staking")
+    assert (
+        api.post("/api/v1/episodes/search", {"query": "Zeppelin gym"}, format="json", **personas.owner.headers).json()[
+            "results"
+        ]
+        == []
+    )
+    assert not Drawer.objects.filter(search_vector=SearchQuery("Zeppelin locker", search_type="websearch")).exists()
+    mined = ActivityEvent.objects.get(kind="memory_mined", data__conversation_id="gym")
+    assert mined.data["wing"] == "" and counts["activity_events_redacted"] == 1
     _verified(api, personas, answer.json()["receipt"])
+
+
+def test_preference_counts_drop_what_a_forgotten_conversation_added(personas: Personas) -> None:
+    owner = personas.owner.user
+    for name in ("a", "b"):
+        mine(owner, name, [{"role": "user", "content": "I really love kitesurfing at Tarifa."}], MARCH)
+    mine(owner, "c", [{"role": "user", "content": "I love my quokka named Pim."}], MARCH)
+    kite = PreferenceTopic.objects.get(owner=owner, term="kitesurfing")
+    assert kite.rooms == 2 and kite.stated == 2 and PreferenceTopic.objects.filter(term="quokka").exists()
+    receipt = forget(owner=owner, kind="conversation", ids=["a", "c"])
+    kite.refresh_from_db()
+    assert kite.rooms == 1 and kite.stated == 1
+    assert not PreferenceTopic.objects.filter(term="quokka").exists()
+    assert receipt.counts["preference_mentions"] >= 2 and receipt.counts["preference_topics"] >= 1
 
 
 def test_forgetting_a_wing_and_an_entity(api: APIClient, personas: Personas) -> None:
