@@ -218,8 +218,11 @@ def _remove(
     if kind == "everything":
         _remove_everything(owner, removal, redis)
         return
-    if kind in ("typed_memory", "episode"):
-        _remove_rows(removal, "typed_memories" if kind == "typed_memory" else "episodes", asked[kind])
+    if kind == "typed_memory":
+        _remove_rows(removal, "typed_memories", _with_merged(asked[kind]))
+        return
+    if kind == "episode":
+        _remove_rows(removal, "episodes", asked[kind])
         return
     if kind == "entity":
         remove_entities(owner, asked["entities"], removal)
@@ -238,6 +241,18 @@ def _remove(
         _remove_conversations(owner, asked["conversations"], removal, redis)
         return
     _remove_drawers(owner, asked["drawers"], removal, redis)
+
+
+def _with_merged(memories: list[TypedMemory]) -> list[TypedMemory]:
+    """The memories and the near-duplicates dedup merged into them (hidden from reads, kept for the audit
+    trail, but holding nearly the same text), to any depth."""
+    found = {memory.pk: memory for memory in memories}
+    frontier = list(found)
+    while frontier:
+        merged = [m for m in TypedMemory.objects.filter(merged_into_id__in=frontier) if m.pk not in found]
+        found.update((m.pk, m) for m in merged)
+        frontier = [m.pk for m in merged]
+    return list(found.values())
 
 
 def _remove_rows(removal: Removal, name: str, rows: list[Any]) -> None:
@@ -307,9 +322,12 @@ def _remove_drawers(
     room_ids = {d.room_id for d in drawers}
     forget_relations(owner, drawer_ids, removal)
     forget_preferences(owner, drawers, room_ids, removal)
-    turns = Turn.objects.filter(
-        Q(*[Q(conversation_id=d.conversation_id, index=d.turn_index) for d in drawers], _connector=Q.OR)
-    )
+    if whole_conversations:  # one condition instead of one per turn (a 500-turn conversation)
+        turns = Turn.objects.filter(conversation_id__in={d.conversation_id for d in drawers})
+    else:
+        turns = Turn.objects.filter(
+            Q(*[Q(conversation_id=d.conversation_id, index=d.turn_index) for d in drawers], _connector=Q.OR)
+        )
     removal.add("turns", turns.values_list("pk", flat=True))
     _remove_rows(removal, "drawers", drawers)
     turns.delete()

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.postgres.search import SearchQuery
 from rest_framework.test import APIClient
 
-from episodic.models import Episode
+from episodic.models import Episode, TypedMemory
 from episodic.services.episodes import episode_store
 from ledger.models import WorkingMemorySnapshot
 from ledger.services import working_memory_merge, working_memory_persist
@@ -165,8 +165,11 @@ def test_typed_memory_and_episode_deletes_answer_a_receipt(api: APIClient, perso
     h = personas.owner.headers
     created = api.post("/api/v1/memories/typed/semantic", {"content": SECRET}, format="json", **h)
     assert created.status_code == 201, created.content
+    twin = api.post("/api/v1/memories/typed/semantic", {"content": SECRET + " Again."}, format="json", **h).json()
+    TypedMemory.objects.filter(pk=twin["id"]).update(merged_into_id=created.json()["id"])  # as dedup leaves it
     answer = api.delete(f"/api/v1/memories/{created.json()['id']}", **h)
-    assert answer.status_code == 200 and answer.json()["receipt"]["counts"]["typed_memories"] == 1
+    assert answer.status_code == 200 and answer.json()["receipt"]["counts"]["typed_memories"] == 2
+    assert not TypedMemory.objects.exists()
     _verified(api, personas, answer.json()["receipt"])
     episode = episode_store(
         owner=personas.owner.user, agent=personas.owner.agent, conversation_id="x", summary=SECRET, occurred_at=MARCH
