@@ -11,6 +11,7 @@ from palace.models import (
     Conversation,
     Drawer,
     Entity,
+    ForgetReceipt,
     MiningJob,
     PreferenceTopic,
     Relation,
@@ -137,3 +138,23 @@ class PreferenceTopicAdmin(admin.ModelAdmin):
     raw_id_fields = ["owner"]
     readonly_fields = ["rooms", "stated", "updated_at"]
     ordering = ["-rooms"]
+
+
+@admin.register(ForgetReceipt)
+class ForgetReceiptAdmin(admin.ModelAdmin):
+    """Read-only: a receipt is evidence, so the operator can look but not edit or delete it."""
+
+    list_display = ["id", "owner", "created_at", "digest"]
+    list_filter = ["created_at"]
+    search_fields = ["id", "owner__username", "digest"]
+    raw_id_fields = ["owner"]
+    readonly_fields = ["id", "owner", "asked", "counts", "digest", "removed_ids", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ForgetReceipt | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: ForgetReceipt | None = None) -> bool:
+        return False

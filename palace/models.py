@@ -320,3 +320,38 @@ class Relation(models.Model):
     def __str__(self) -> str:
         target = self.object.name if self.object_id and self.object else self.object_value
         return f"{self.subject} {self.predicate} {target}"
+
+
+class RelationCitation(models.Model):
+    """A drawer a relation was read from. A fact mined again from another turn gains a citation instead
+    of a second row, so forgetting one of its drawers removes only that citation (the fact goes with its
+    last one). `Relation.source_drawer` stays the first drawer, for the API's `source_drawer_id`."""
+
+    relation = models.ForeignKey(Relation, on_delete=models.CASCADE, related_name="citations")
+    drawer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["relation", "drawer"], name="relation_citation_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.relation_id} cites {self.drawer_id}"
+
+
+class ForgetReceipt(models.Model):
+    """Proof of an erasure: what was asked, what went (counts per kind), and the removed ids — ids only,
+    never text — so `receipt_verify` can re-check later that none of them is back. `digest` is the
+    sha256 of the sorted removed ids per kind, so a copy of the receipt can be checked against this row."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    asked = models.JSONField(default=dict, help_text='{"kind": ..., "ids": [...], "actor": agent name or "person"}')
+    counts = models.JSONField(default=dict, help_text="Rows (or Redis keys) removed, per kind.")
+    digest = models.CharField(max_length=64)
+    removed_ids = models.JSONField(default=dict, help_text="Removed ids per kind (ids only, never text).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "-created_at"], name="forget_receipt_owner_recent")]
+
+    def __str__(self) -> str:
+        return f"forget {self.asked.get('kind', '?')} {self.created_at:%Y-%m-%d %H:%M}"

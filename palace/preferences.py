@@ -40,7 +40,8 @@ def states_preference(text: str) -> bool:
     return STATED.search(text) is not None
 
 
-def _terms(text: str, tags: dict[str, list[str]]) -> set[str]:
+def terms_of(text: str, tags: dict[str, list[str]]) -> set[str]:
+    """The terms a user turn counts for (forgetting it takes the same ones back)."""
     names = {value.lower()[:200] for key in ("p", "l", "i", "e") for value in tags.get(key, [])}
     return {word for word in content_words(text) if len(word) > 2} | names
 
@@ -52,7 +53,7 @@ def record(*, owner_id: int, room: Room, turns: Iterable[tuple[str, str, dict[st
     for role, text, tags in turns:
         if role != "user":
             continue
-        terms = _terms(text, tags)
+        terms = terms_of(text, tags)
         mentions.update(terms)
         if states_preference(text):
             stated.update(terms)

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import TruncDate
 
-from palace.models import ActivityEvent, Closet, Drawer, Entity, MiningJob, Relation, Room, Wing
+from palace.models import ActivityEvent, Closet, Drawer, Entity, ForgetReceipt, MiningJob, Relation, Room, Wing
 from palace.naming import find_named
 
 AAAK_POINTER = re.compile(r"§?\s*W-(\d+)/R-(\d+)/D-(\d+)")
@@ -147,6 +147,10 @@ def entity_as_of(*, entity: Entity, at: datetime) -> QuerySet[Relation]:
         .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=at))
         .order_by("predicate", "valid_from")
     )
+
+
+def forget_receipt_get(*, owner: User, receipt_id: uuid.UUID) -> ForgetReceipt | None:
+    return ForgetReceipt.objects.filter(owner=owner, pk=receipt_id).first()
 
 
 # --- what the person's pages count ---------------------------------------------------------------------

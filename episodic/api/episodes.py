@@ -21,6 +21,7 @@ from memory_site.api.authentication import HasApiKey, calling_agent, request_own
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.lists import ListOutput, list_response
 from memory_site.api.schema import ERROR_RESPONSES
+from palace.api.forget import ReceiptEnvelope, forget_and_answer
 
 MESSAGE_EPISODE_NOT_FOUND = "Episode not found."
 
@@ -191,10 +192,9 @@ class EpisodeGetApi(EpisodeApi):
 
 
 class EpisodeDeleteApi(EpisodeApi):
-    @extend_schema(summary="Forget one episode", responses={204: None, **ERROR_RESPONSES})
+    @extend_schema(summary="Forget one episode, with a receipt", responses={200: ReceiptEnvelope, **ERROR_RESPONSES})
     def delete(self, request: Request, episode_id: uuid.UUID) -> Response:
-        services.episode_delete(episode=self.episode(episode_id))
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return forget_and_answer(request, "episode", [self.episode(episode_id).pk])
 
 
 class EpisodeProposeApi(EpisodeApi):

@@ -23,6 +23,7 @@ from memory_site.api.authentication import HasApiKey, calling_agent, request_own
 from memory_site.api.fields import StrictCharField
 from memory_site.api.lists import ListOutput, list_response
 from memory_site.api.schema import ERROR_RESPONSES
+from palace.api.forget import ReceiptEnvelope, forget_and_answer
 
 MESSAGE_MEMORY_NOT_FOUND = "Memory not found."
 
@@ -173,11 +174,10 @@ class TypedMemoryDeleteApi(TypedMemoryApi):
     @extend_schema(
         operation_id="memories_delete",
         summary="Forget a typed memory (one the calling agent can see)",
-        responses={204: None, **ERROR_RESPONSES},
+        responses={200: ReceiptEnvelope, **ERROR_RESPONSES},
     )
     def delete(self, request: Request, memory_id: uuid.UUID) -> Response:
         memory = selectors.typed_get(agent=calling_agent(request), memory_id=memory_id)
         if memory is None:
             raise NotFound(MESSAGE_MEMORY_NOT_FOUND)
-        services.typed_memory_delete(memory=memory)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return forget_and_answer(request, "typed_memory", [memory.pk])

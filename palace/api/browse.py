@@ -1,12 +1,12 @@
 """Browsing the palace: wings → rooms → closets → drawers, the drawers of a conversation, AAAK
-pointers, and forgetting a drawer. Paginated and owner-scoped."""
+pointers (forgetting is palace/api/forget.py). Paginated and owner-scoped."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +18,6 @@ from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import selectors
 from palace.models import Closet, Drawer, Room, Wing
-from palace.services import mining
 
 MESSAGE_NOT_FOUND = {
     "wing": "Wing not found.",
@@ -200,19 +199,6 @@ class DrawerGetApi(APIView):
         return Response(
             _detail(_found("drawer", selectors.drawer_get(owner=request_owner(request), drawer_id=drawer_id)))
         )
-
-
-class DrawerDeleteApi(APIView):
-    @extend_schema(
-        operation_id="palace_drawer_delete",
-        summary="Forget a drawer (text, embedding and index entries)",
-        responses={204: None, **ERROR_RESPONSES},
-    )
-    def delete(self, request: Request, drawer_id: int) -> Response:
-        mining.drawer_delete(
-            drawer=_found("drawer", selectors.drawer_get(owner=request_owner(request), drawer_id=drawer_id))
-        )
-        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ConversationDrawersApi(APIView):

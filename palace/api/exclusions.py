@@ -15,6 +15,7 @@ from memory_site.api.fields import StrictCharField
 from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES
+from palace.api.forget import ReceiptOutput
 from palace.services import exclusions
 
 PREVIEW_LIMIT = 20
@@ -107,6 +108,7 @@ class ExclusionPurgeApi(APIView):
         rule_id = serializers.IntegerField()
         deleted = serializers.IntegerField()
         drawer_ids = serializers.ListField(child=serializers.IntegerField())
+        receipt = ReceiptOutput(allow_null=True, help_text="The forgetting's receipt (null when nothing matched).")
 
     @extend_schema(
         operation_id="settings_exclusions_purge",

@@ -20,7 +20,7 @@ from memory_site.lib.errors import ConflictError, InvalidFieldError, NotFoundErr
 from palace import exclusions
 from palace.exclusions import exclusion_matcher
 from palace.models import ActivityEvent, Drawer
-from palace.services.mining import drawer_delete
+from palace.services.forget import forget
 
 __all__ = [
     "exclusion_matcher",
@@ -108,13 +108,14 @@ def exclusion_preview(*, owner: User, rule_id: Any) -> QuerySet[Drawer]:
 
 
 def exclusion_purge(*, owner: User, rule_id: Any) -> dict[str, Any]:
-    """Delete the drawers the rule matches now; returns how many and their ids."""
-    drawers = list(exclusion_preview(owner=owner, rule_id=rule_id))
-    ids = [d.pk for d in drawers]  # before the deletes: a deleted instance's pk is None
+    """Forget the drawers the rule matches now (with a receipt, as any forgetting); returns how many,
+    their ids and the receipt."""
+    ids = list(exclusion_preview(owner=owner, rule_id=rule_id).values_list("pk", flat=True))
     with transaction.atomic():
-        for drawer in drawers:
-            drawer_delete(drawer=drawer)
+        receipt = forget(owner=owner, kind="drawer", ids=ids) if ids else None
         ActivityEvent.objects.create(
-            owner=owner, kind="exclusion_purged", data={"rule": int(rule_id), "drawers": len(ids), "drawer_ids": ids}
+            owner=owner,
+            kind="exclusion_purged",
+            data={"rule": int(rule_id), "drawers": len(ids), "drawer_ids": ids, "receipt": receipt and str(receipt.pk)},
         )
-    return {"rule_id": int(rule_id), "deleted": len(ids), "drawer_ids": ids}
+    return {"rule_id": int(rule_id), "deleted": len(ids), "drawer_ids": ids, "receipt": receipt}

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from memory_site.db import advisory_xact_lock
-from palace.models import Drawer, Entity, Relation
+from palace.models import Drawer, Entity, Relation, RelationCitation
 from palace.naming import ensure_named
 
 
@@ -50,7 +50,7 @@ def relation_add(
 ) -> Relation:
     """Record subject —predicate→ object from `valid_from` (default now). With `replace` (or a
     single-valued predicate) the current row(s) for subject and predicate are closed at `valid_from`
-    and a new one opened. Adding a relation that is already open is a no-op."""
+    and a new one opened. Adding a relation that is already open only adds `source_drawer` to its citations."""
     predicate = predicate_slug(predicate)
     subject_entity = entity_ensure(owner_id=owner_id, name=subject, kind=subject_kind)
     object_entity = entity_ensure(owner_id=owner_id, name=object, kind=object_kind) if object_is_entity else None
@@ -64,6 +64,7 @@ def relation_add(
         current = Relation.objects.filter(subject=subject_entity, predicate=predicate, valid_to__isnull=True)
         same = current.filter(**object_filter).first()
         if same is not None:
+            _cite(same, source_drawer)
             return same
         valid_to = None
         if replace or single_valued(predicate):
@@ -78,7 +79,7 @@ def relation_add(
             Relation.objects.filter(subject=subject_entity, predicate=predicate, valid_from__lte=valid_from).filter(
                 Q(valid_to__isnull=True) | Q(valid_to__gt=valid_from)
             ).update(valid_to=valid_from)
-        return Relation.objects.create(
+        relation = Relation.objects.create(
             owner_id=owner_id,
             subject=subject_entity,
             predicate=predicate,
@@ -89,6 +90,15 @@ def relation_add(
             confidence=confidence,
             source_drawer=source_drawer,
         )
+        _cite(relation, source_drawer)
+        return relation
+
+
+def _cite(relation: Relation, drawer: Drawer | None) -> None:
+    # Every drawer that shows the fact is a citation: forgetting one drawer then keeps a fact that
+    # another still shows (palace/services/forget.py).
+    if drawer is not None:
+        RelationCitation.objects.get_or_create(relation=relation, drawer=drawer)
 
 
 def relations_delete(*, relations: QuerySet[Relation]) -> int:

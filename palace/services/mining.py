@@ -1,7 +1,7 @@
 """Mining: a conversation's unmined turns filed as drawers (one per turn, verbatim, with its AAAK
 pointer) in the conversation's room, its topic closets and the wing of its main subject, and the
 knowledge-graph relations the turns show. Idempotent: a second run adds nothing, a run after more
-turns were appended adds only theirs. Forgetting a drawer is here too.
+turns were appended adds only theirs.
 """
 
 from __future__ import annotations
@@ -422,9 +422,3 @@ def drawers_reembed(*, drawer_ids: list[int]) -> int:
             for row, vector in zip(owner_rows, vectors, strict=True):
                 done += Drawer.objects.filter(pk=row["pk"]).update(embedding=vector, embedding_model=name)
     return done
-
-
-def drawer_delete(*, drawer: Drawer) -> None:
-    """Forget one drawer: its row goes, and with it the text, the embedding and its index entries
-    (HNSW and GIN entries are the row's). Its number is never given out again."""
-    drawer.delete()

@@ -11,6 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_http_methods
 
 from memory_site.lib.errors import ServiceError
+from palace.selectors import forget_receipt_get
+from palace.services import forget as forgetting
 from palace.web.common import page, person
 
 KINDS = {
@@ -37,8 +39,6 @@ def _asked(request: HttpRequest) -> tuple[str, list[str]]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def forget(request: HttpRequest) -> HttpResponse:
-    from palace.services import forget as forgetting
-
     kind, ids = _asked(request)
     context: dict[str, Any] = {"kind": kind, "kind_label": KINDS[kind], "ids": ids}
     if kind != "everything" and not ids:
@@ -63,9 +63,7 @@ def forget(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def receipt(request: HttpRequest, receipt_id: uuid.UUID) -> HttpResponse:
-    from palace.services import forget as forgetting
-
-    row = forgetting.receipt_get(owner=person(request), receipt_id=receipt_id)
+    row = forget_receipt_get(owner=person(request), receipt_id=receipt_id)
     if row is None:
         raise Http404("No such receipt.")
     return page(request, "palace/receipt.html", {"receipt": row, "verified": forgetting.receipt_verify(receipt=row)})

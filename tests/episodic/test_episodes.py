@@ -40,7 +40,8 @@ def test_store_get_list_and_delete(api: APIClient, personas: Personas) -> None:
     listed = api.get("/api/v1/episodes?limit=5", **h).json()
     assert listed["count"] == 1 and listed["results"][0]["id"] == episode_id
     assert api.get("/api/v1/episodes/conversation/c1", **h).json()["results"][0]["id"] == episode_id
-    assert api.delete(f"/api/v1/episodes/{episode_id}", **h).status_code == 204
+    deleted = api.delete(f"/api/v1/episodes/{episode_id}", **h)
+    assert deleted.status_code == 200 and deleted.json()["receipt"]["counts"]["episodes"] == 1
     assert api.get(f"/api/v1/episodes/{episode_id}", **h).status_code == 404
 
 

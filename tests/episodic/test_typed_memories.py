@@ -148,6 +148,8 @@ def test_a_typed_memory_is_forgotten_by_an_agent_that_can_see_it(api: APIClient,
     shared = _create(api, personas.owner.headers, "semantic", content="shared fact").json()
     assert api.delete(f"/api/v1/memories/{private['id']}", **personas.teammate.headers).status_code == 404
     assert api.delete(f"/api/v1/memories/{shared['id']}", **personas.outsider.headers).status_code == 404
-    assert api.delete(f"/api/v1/memories/{shared['id']}", **personas.teammate.headers).status_code == 204
-    assert api.delete(f"/api/v1/memories/{private['id']}", **personas.owner.headers).status_code == 204
+    answer = api.delete(f"/api/v1/memories/{shared['id']}", **personas.teammate.headers)
+    assert answer.status_code == 200 and answer.json()["receipt"]["counts"] == {"embeddings": 1, "typed_memories": 1}
+    answer = api.delete(f"/api/v1/memories/{private['id']}", **personas.owner.headers)
+    assert answer.status_code == 200 and answer.json()["receipt"]["asked"]["ids"] == [private["id"]]
     assert not TypedMemory.objects.exists()

@@ -56,7 +56,8 @@ def test_a_deleted_drawer_is_gone_and_its_number_is_not_reused(api: APIClient, p
     h = personas.owner.headers
     drawer = Drawer.objects.order_by("-number").first()
     assert drawer is not None
-    assert api.delete(f"/api/v1/palace/drawers/{drawer.pk}", **h).status_code == 204
+    deleted = api.delete(f"/api/v1/palace/drawers/{drawer.pk}", **h)
+    assert deleted.status_code == 200 and deleted.json()["receipt"]["counts"]["drawers"] == 1
     assert api.get(f"/api/v1/palace/drawers/{drawer.pk}", **h).status_code == 404
     assert not Drawer.objects.filter(
         content=drawer.content, conversation__external_id="c1", turn_index=drawer.turn_index
