@@ -205,3 +205,47 @@ def test_per_agent_overrides_are_saved_from_the_page(owner: Client, personas: Pe
     assert owner.post("/settings/memory", form).status_code == 302
     agent.refresh_from_db()
     assert agent.mining_paused and not agent.recall_disabled
+
+
+def test_forget_a_drawer_from_the_page_with_a_confirmation_and_a_receipt(owner: Client, room: Room) -> None:
+    drawer = Drawer.objects.filter(room=room, content__icontains="battery").first()
+    assert drawer is not None
+    confirm = owner.get("/memory/forget", {"kind": "drawer", "ids": drawer.pk})
+    assert (
+        confirm.status_code == 200
+        and "drawers" in confirm.content.decode()
+        and Drawer.objects.filter(pk=drawer.pk).exists()
+    )
+    done = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk})
+    html = done.content.decode()
+    assert done.status_code == 200 and "Receipt" in html and not Drawer.objects.filter(pk=drawer.pk).exists()
+    receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", html).group(1)  # type: ignore[union-attr]
+    assert "nothing with those ids remains" in owner.get(f"/memory/forget/receipts/{receipt_id}").content.decode()
+    results = owner.get("/memory/search", {"q": "battery pack"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "results" in results and drawer.content[:40] not in results
+
+
+def test_bulk_forget_and_forget_a_whole_conversation(owner: Client, room: Room) -> None:
+    ids = list(Drawer.objects.filter(room=room).values_list("pk", flat=True)[:2])
+    owner.post("/memory/forget", {"kind": "drawer", "ids": ids})
+    assert not Drawer.objects.filter(pk__in=ids).exists()
+    assert room.conversation is not None
+    owner.post("/memory/forget", {"kind": "conversation", "ids": room.conversation.external_id})
+    assert not Drawer.objects.filter(owner=room.owner).exists()
+
+
+def test_forgetting_everything_needs_the_word(owner: Client, room: Room) -> None:
+    refused = owner.post("/memory/forget", {"kind": "everything"})
+    assert refused.status_code == 400 and Drawer.objects.filter(owner=room.owner).exists()
+    owner.post("/memory/forget", {"kind": "everything", "confirm": "everything"})
+    assert not Drawer.objects.filter(owner=room.owner).exists()
+
+
+def test_an_outsider_cannot_forget_or_read_a_receipt(outsider: Client, owner: Client, room: Room) -> None:
+    drawer = Drawer.objects.filter(room=room).first()
+    assert drawer is not None
+    assert outsider.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk}).status_code == 404
+    assert Drawer.objects.filter(pk=drawer.pk).exists()
+    html = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk}).content.decode()
+    receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", html).group(1)  # type: ignore[union-attr]
+    assert outsider.get(f"/memory/forget/receipts/{receipt_id}").status_code == 404
