@@ -87,9 +87,7 @@ def test_without_pins_scores_are_unchanged_by_the_pinned_signal(personas: Person
         )
 
 
-def test_a_never_recall_drawer_is_out_of_recall_and_context_but_browsable(
-    personas: Personas, api: APIClient
-) -> None:
+def test_a_never_recall_drawer_is_out_of_recall_and_context_but_browsable(personas: Personas, api: APIClient) -> None:
     question, answer = mine(
         personas.owner.user,
         "trip",
