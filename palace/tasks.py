@@ -40,7 +40,10 @@ def outbox_requeue() -> dict[str, int]:
     return jobs.outbox_requeue()
 
 
-@shared_task(name="palace.drawer_reads_flush", autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
+# No result kept: it runs every 5 seconds and its counts are in its JobRun row already.
+@shared_task(
+    name="palace.drawer_reads_flush", ignore_result=True, autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3
+)
 def drawer_reads_flush() -> dict[str, int]:
     """Write the drawer reads queued in Redis (beat: every 5 seconds; sent early when many wait)."""
     return reads.drawer_reads_flush()
