@@ -175,7 +175,7 @@ def activity_list(
     *, owner: User, agent_id: uuid.UUID | None = None, kind: str | None = None
 ) -> QuerySet[ActivityEvent]:
     """The owner's activity, newest first; `agent_id` and `kind` narrow it."""
-    events = ActivityEvent.objects.filter(owner=owner)
+    events = ActivityEvent.objects.filter(owner=owner).select_related("agent")
     if agent_id is not None:
         events = events.filter(agent_id=agent_id)
     if kind is not None:

@@ -16,9 +16,11 @@ from palace.models import ActivityEvent
 
 
 class ActivityEventOutput(serializers.ModelSerializer):
+    agent_name = serializers.CharField(source="agent.name", allow_null=True, default=None)
+
     class Meta:
         model = ActivityEvent
-        fields = ["id", "kind", "agent_id", "data", "created_at"]
+        fields = ["id", "kind", "agent_id", "agent_name", "data", "created_at"]
 
 
 class ActivityListApi(APIView):

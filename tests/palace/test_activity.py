@@ -57,6 +57,7 @@ def test_the_activity_list_filters_by_kind_and_agent_and_pages(personas: Persona
     assert mined["count"] == 2 and {e["kind"] for e in mined["results"]} == {"memory_mined"}
     by_teammate = api.get("/api/v1/activity", {"agent": str(personas.teammate.agent.pk)}, **h).json()
     assert [e["kind"] for e in by_teammate["results"]] == [curation.KIND_PINNED, "memory_mined"]
+    assert {e["agent_name"] for e in by_teammate["results"]} == {personas.teammate.agent.name}
     both = api.get("/api/v1/activity", {"agent": str(personas.teammate.agent.pk), "kind": "memory_mined"}, **h)
     assert both.json()["count"] == 1
     # Another person's agent filters to nothing, never to their events.
