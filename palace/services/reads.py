@@ -116,11 +116,29 @@ def _write(records: list[ReadRecord]) -> int:
 
 
 def _parse(raw: list[Any]) -> list[ReadRecord]:
+    """The readable records; one that is not (an older shape, a hand-pushed value) is skipped rather
+    than left to fail every flush after it."""
     records: list[ReadRecord] = []
     for item in raw:
         try:
-            records.append(json.loads(item))
-        except ValueError:
+            record = json.loads(item)
+            uuid.UUID(record["id"])
+            if record.get("agent_id") is not None:
+                uuid.UUID(record["agent_id"])
+            datetime.fromisoformat(record["at"])
+            if not isinstance(record["drawer_id"], int) or record["source"] not in DrawerRead.Source.values:
+                raise ValueError(record)
+            records.append(
+                ReadRecord(
+                    id=record["id"],
+                    drawer_id=record["drawer_id"],
+                    agent_id=record.get("agent_id"),
+                    source=record["source"],
+                    query=str(record.get("query", "")),
+                    at=record["at"],
+                )
+            )
+        except (ValueError, KeyError, TypeError):
             logger.warning("drawer read record not readable, skipped: %.80s", item)
     return records
 

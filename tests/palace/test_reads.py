@@ -84,6 +84,7 @@ def test_context_reads_are_counted_per_agent_and_a_flush_twice_adds_nothing(pers
     queued = get_redis().lrange(reads.QUEUE_KEY, 0, -1)
     assert queued
     get_redis().rpush(reads.QUEUE_KEY, *queued)  # as if a flush died after its insert, before its trim
+    get_redis().rpush(reads.QUEUE_KEY, "not json", '{"id": "x"}')  # unreadable: skipped, never blocking
     reads.drawer_reads_flush()
     assert DrawerRead.objects.count() == len(queued)
     readers = selectors.drawer_readers(drawer=question)
