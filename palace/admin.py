@@ -10,6 +10,7 @@ from palace.models import (
     Closet,
     Conversation,
     Drawer,
+    DrawerRead,
     Entity,
     ForgetReceipt,
     MiningJob,
@@ -91,8 +92,8 @@ class ClosetAdmin(admin.ModelAdmin):
 
 @admin.register(Drawer)
 class DrawerAdmin(LargeTableAdmin):
-    list_display = ["aaak", "role", "owner", "conversation", "turn_index", "occurred_at"]
-    list_filter = ["role", "occurred_at"]
+    list_display = ["aaak", "role", "owner", "conversation", "turn_index", "occurred_at", "pinned", "never_recall"]
+    list_filter = ["role", "occurred_at", "pinned", "never_recall"]
     search_fields = ["aaak", "content", "owner__username"]
     raw_id_fields = ["owner", "room", "closet", "conversation"]
     readonly_fields = ["number", "aaak", "embedding", "embedding_model", "search_text", "created_at"]
@@ -122,11 +123,22 @@ class RelationAdmin(LargeTableAdmin):
 
 @admin.register(ActivityEvent)
 class ActivityEventAdmin(LargeTableAdmin):
-    list_display = ["kind", "owner", "created_at"]
+    list_display = ["kind", "owner", "agent", "created_at"]
     list_filter = ["kind", "created_at"]
-    search_fields = ["owner__username"]
-    raw_id_fields = ["owner"]
+    search_fields = ["owner__username", "agent__name"]
+    raw_id_fields = ["owner", "agent"]
     readonly_fields = ["kind", "data", "created_at"]
+
+
+@admin.register(DrawerRead)
+class DrawerReadAdmin(admin.ModelAdmin):
+    """Who read which drawer (recall or context), written in batches by palace.drawer_reads_flush."""
+
+    list_display = ["drawer", "agent", "source", "query", "created_at"]
+    list_filter = ["source", "created_at"]
+    search_fields = ["owner__username", "agent__name", "query"]
+    raw_id_fields = ["drawer", "owner", "agent"]
+    readonly_fields = ["id", "source", "query", "created_at"]
 
 
 @admin.register(PreferenceTopic)

@@ -79,6 +79,7 @@ class Piece:
     vector: list[float] | None = None
     score: float = 0.0
     tokens: int = 0
+    drawer_id: int | None = None  # a palace drawer's: its read is recorded when the piece is sent
 
     @property
     def text(self) -> str:
@@ -242,6 +243,7 @@ def _drawers(q: ContextQuery) -> list[Piece]:
             relevance=hit.signals["semantic"] if q.vector is not None else 0.5 * hit.signals["keyword"],
             occurred_at=hit.drawer.occurred_at,
             vector=list(hit.drawer.embedding) if hit.drawer.embedding is not None else None,
+            drawer_id=hit.drawer.pk,
         )
         for hit in result.hits
     ]

@@ -202,6 +202,10 @@ class Drawer(SearchableText, Embedded, Created):
     stated_preference = models.BooleanField(
         default=False, help_text="A user turn that states a preference (I prefer / love / usually …)."
     )
+    pinned = models.BooleanField(default=False, help_text="Always a recall candidate, and boosted when relevant.")
+    never_recall = models.BooleanField(
+        default=False, help_text="Kept and browsable, never returned by recall or context assembly."
+    )
 
     class Meta:
         constraints = [
@@ -214,6 +218,9 @@ class Drawer(SearchableText, Embedded, Created):
             embedding_hnsw_index(name="drawer_embedding_hnsw"),
             # Recall: search_vector @@ websearch_to_tsquery('english', :query).
             search_gin_index(name="drawer_search_gin"),
+            # Recall adds the owner's pinned drawers to every query's candidates: a handful of rows, so a
+            # partial index keeps that lookup one small index scan whatever the owner's size.
+            models.Index(fields=["owner"], condition=models.Q(pinned=True), name="drawer_owner_pinned"),
         ]
 
     def __str__(self) -> str:
@@ -251,14 +258,50 @@ class PreferenceMention(models.Model):
         return f"{self.topic_id} in {self.room_id}"
 
 
+class DrawerRead(models.Model):
+    """An agent received a drawer in a recall or a context block. Written in batches off the request
+    path (palace/services/reads.py); the id is the record's own uuid, so a batch flushed twice adds
+    nothing."""
+
+    class Source(models.TextChoices):
+        RECALL = "recall", "Recall"
+        CONTEXT = "context", "Context assembly"
+
+    id = models.UUIDField(primary_key=True, editable=False)
+    drawer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="reads")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey("accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    query = models.CharField(max_length=300, blank=True, default="", help_text="The query, cut to 300 characters.")
+    created_at = models.DateTimeField(help_text="When it was read (not when the batch was written).")
+
+    class Meta:
+        indexes = [models.Index(fields=["drawer", "-created_at"], name="drawer_read_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.drawer_id} read by {self.agent_id} ({self.source})"
+
+
 class ActivityEvent(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=40)  # memory_mined, …
+    agent = models.ForeignKey(
+        "accounts.Agent",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The agent whose call caused it; null for the person's own actions.",
+    )
+    kind = models.CharField(max_length=40)  # memory_mined, drawer_pinned, drawer_never_recall, …
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["owner", "-created_at"], name="activity_owner_recent")]
+        indexes = [
+            models.Index(fields=["owner", "-created_at"], name="activity_owner_recent"),
+            # GET /api/v1/activity?agent=…: one agent's events, newest first.
+            models.Index(fields=["owner", "agent", "-created_at"], name="activity_owner_agent_recent"),
+        ]
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

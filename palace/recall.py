@@ -11,12 +11,17 @@ Four signals, each normalised to 0..1 for every candidate drawer:
 - **temporal**: how well the drawer's time (when it happened, not when it was recorded) fits the date
   the query names, read in the owner's timezone (palace/temporal.py); for "latest / currently" queries,
   recency; 0 for every drawer of a time-neutral query, which therefore gets no temporal effect;
-- **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py).
+- **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py);
+- **pinned**: 1 for a drawer the person pinned, else 0. Pinned drawers (up to PINNED_CANDIDATES) join
+  every query's candidates, but pass the same relevance test as any other: a pin boosts a relevant
+  drawer, it never puts an unrelated one in the block. Without pins every score is what it was.
+
+A drawer marked never_recall is never a candidate, nor a partner turn: it stays browsable only.
 
 A candidate that shares no word with the query and whose similarity is below RECALL_MIN_SIMILARITY is
 not recalled at all: with nothing relevant, the block is empty.
 
-Candidates are the union of the best RECALL_CANDIDATES drawers by meaning and by words; every signal is
+Candidates are the union of the best RECALL_CANDIDATES drawers by meaning and by words (and the pins); every signal is
 computed for every candidate, and the fused score is the weighted sum
 `sum of RECALL_WEIGHTS[signal] * signal`, so a result's per-signal scores explain its fused score exactly.
 A user question and the assistant answer that follows it are one result (the better-scoring turn leads,
@@ -54,7 +59,8 @@ from palace.models import Drawer
 
 logger = logging.getLogger(__name__)
 
-SIGNALS = ("semantic", "keyword", "temporal", "preference")
+SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned")
+PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 RERANK_POOL = 20
 RERANK_PICKS = 5
 PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
@@ -110,7 +116,7 @@ def recall_skipped(*, memory_settings: MemorySettings, agent: Agent | None) -> s
 
 
 def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
-    queryset = Drawer.objects.filter(owner_id=owner_id)
+    queryset = Drawer.objects.filter(owner_id=owner_id, never_recall=False)
     if filters.wing_id is not None:
         queryset = queryset.filter(Q(room__wing_id=filters.wing_id) | Q(room__linked_wings=filters.wing_id))
     if filters.room_id is not None:
@@ -197,7 +203,9 @@ def recall(
         else []
     )
     lap("keyword")
-    union = list(dict.fromkeys([*semantic_ids, *keyword_ids]))
+    # One scan of the partial index drawer_owner_pinned (an empty one for an owner without pins).
+    pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
+    union = list(dict.fromkeys([*semantic_ids, *keyword_ids, *pinned_ids]))
     if not union:
         return result
 
@@ -207,7 +215,8 @@ def recall(
         rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
     if tsquery is not None:
         rows_qs = rows_qs.annotate(rank=SearchRank(F("search_vector"), tsquery, cover_density=True))
-    fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "content", "tags"]
+    fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "pinned"]
+    fields += ["content", "tags"]
     fields += ["distance"] * (vector is not None) + ["rank"] * (tsquery is not None)
     rows = {row["pk"]: row for row in rows_qs.values(*fields)}
     lap("fetch")
@@ -228,6 +237,7 @@ def recall(
             "keyword": round(float(row.get("rank") or 0.0) / best_rank, 6),
             "temporal": round(when.fit(row["occurred_at"]), 6) if when is not None else 0.0,
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
+            "pinned": 1.0 if row["pinned"] else 0.0,
         }
         if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
             continue  # unrelated: time or preference alone never make a drawer relevant
@@ -276,7 +286,7 @@ def _partners(chosen: list[Candidate], drawers: dict[int, Drawer]) -> dict[int, 
     for conversation, index in wanted:
         condition |= Q(conversation_id=conversation, turn_index=index)
     partners: dict[int, Drawer] = {}
-    for drawer in Drawer.objects.filter(condition).select_related("conversation"):
+    for drawer in Drawer.objects.filter(condition, never_recall=False).select_related("conversation"):
         lead = wanted[(drawer.conversation_id, drawer.turn_index)]
         lead_row = drawers.get(lead)
         if lead_row is None:

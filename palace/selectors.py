@@ -5,12 +5,24 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import date, datetime
+from typing import TypedDict
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import TruncDate
 
-from palace.models import ActivityEvent, Closet, Drawer, Entity, ForgetReceipt, MiningJob, Relation, Room, Wing
+from palace.models import (
+    ActivityEvent,
+    Closet,
+    Drawer,
+    DrawerRead,
+    Entity,
+    ForgetReceipt,
+    MiningJob,
+    Relation,
+    Room,
+    Wing,
+)
 from palace.naming import find_named
 
 AAAK_POINTER = re.compile(r"§?\s*W-(\d+)/R-(\d+)/D-(\d+)")
@@ -156,11 +168,6 @@ def forget_receipt_get(*, owner: User, receipt_id: uuid.UUID) -> ForgetReceipt |
 # --- what the person's pages count ---------------------------------------------------------------------
 
 
-def activity_events(*, owner: User, kind: str = "") -> QuerySet[ActivityEvent]:
-    events = ActivityEvent.objects.filter(owner=owner).order_by("-created_at", "-pk")
-    return events.filter(kind=kind) if kind else events
-
-
 def activity_kinds(*, owner: User) -> list[str]:
     return list(ActivityEvent.objects.filter(owner=owner).values_list("kind", flat=True).distinct().order_by("kind"))
 
@@ -190,3 +197,51 @@ def drawers_per_day(*, owner: User, since: date) -> dict[date, int]:
         .annotate(n=Count("id"))
     )
     return {row["day"]: row["n"] for row in rows}
+
+
+class DrawerReader(TypedDict):
+    agent_id: uuid.UUID | None  # None: the agent was deleted since
+    agent_name: str | None
+    source: str  # recall | context
+    times: int
+    last_at: datetime
+    last_query: str
+
+
+def drawer_readers(*, drawer: Drawer) -> list[DrawerReader]:
+    """The agents that received the drawer, per agent and source, most recent reader first. Reads are
+    written in batches a few seconds after the recall (palace/services/reads.py)."""
+    reads = DrawerRead.objects.filter(drawer=drawer, owner_id=drawer.owner_id)
+    last_query = (
+        reads.filter(agent_id=OuterRef("agent_id"), source=OuterRef("source"))
+        .order_by("-created_at")
+        .values("query")[:1]
+    )
+    rows = (
+        reads.values("agent_id", "agent__name", "source")
+        .annotate(times=Count("id"), last_at=Max("created_at"), last_query=Subquery(last_query))
+        .order_by("-last_at")
+    )
+    return [
+        DrawerReader(
+            agent_id=row["agent_id"],
+            agent_name=row["agent__name"],
+            source=row["source"],
+            times=row["times"],
+            last_at=row["last_at"],
+            last_query=row["last_query"] or "",
+        )
+        for row in rows
+    ]
+
+
+def activity_list(
+    *, owner: User, agent_id: uuid.UUID | None = None, kind: str | None = None
+) -> QuerySet[ActivityEvent]:
+    """The owner's activity, newest first; `agent_id` and `kind` narrow it."""
+    events = ActivityEvent.objects.filter(owner=owner).select_related("agent")
+    if agent_id is not None:
+        events = events.filter(agent_id=agent_id)
+    if kind is not None:
+        events = events.filter(kind=kind)
+    return events.order_by("-created_at", "-pk")

@@ -6,7 +6,7 @@ import redis
 from celery import shared_task
 from django.db import OperationalError
 
-from palace.services import jobs
+from palace.services import jobs, reads
 
 # Transient: the database or Redis blinked. Anything else is a bug and fails the job at once.
 TRANSIENT = (OperationalError, redis.ConnectionError, redis.TimeoutError)
@@ -38,3 +38,12 @@ def mine_conversation(self: Any, job_id: str) -> dict[str, int] | None:
 def outbox_requeue() -> dict[str, int]:
     """Re-send mining jobs the broker never got (beat: every minute)."""
     return jobs.outbox_requeue()
+
+
+# No result kept: it runs every 5 seconds and its counts are in its JobRun row already.
+@shared_task(
+    name="palace.drawer_reads_flush", ignore_result=True, autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3
+)
+def drawer_reads_flush() -> dict[str, int]:
+    """Write the drawer reads queued in Redis (beat: every 5 seconds; sent early when many wait)."""
+    return reads.drawer_reads_flush()

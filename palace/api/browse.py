@@ -107,6 +107,8 @@ class DrawerOutput(serializers.ModelSerializer):
             "room_id",
             "closet_id",
             "has_embedding",
+            "pinned",
+            "never_recall",
         ]
 
     def get_has_embedding(self, obj: Drawer) -> bool:

@@ -17,8 +17,9 @@ from memory_site.api.authentication import HasApiKey, request_agent, request_own
 from memory_site.api.fields import ConversationIdField, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import assembly
-from palace.models import Drawer
+from palace.models import Drawer, DrawerRead
 from palace.recall import Filters, Hit, recall
+from palace.services.reads import drawer_reads_push
 
 MAX_QUERY_CHARACTERS = 4000
 
@@ -162,6 +163,11 @@ class RecallApi(APIView):
             reference_time=reference,
             use_rerank=fields.get("use_rerank"),
         )
+        received = [hit.drawer.pk for hit in result.hits]
+        received += [hit.partner.pk for hit in result.hits if hit.partner is not None]
+        drawer_reads_push(
+            agent=request_agent(request), source=DrawerRead.Source.RECALL, query=fields["query"], drawer_ids=received
+        )
         tz = ZoneInfo(result.timezone)
         return Response(
             {
@@ -206,14 +212,21 @@ class ContextAssembleApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
+        agent = request_agent(request)
         assembled = assembly.assemble(
             owner=request_owner(request),
-            agent=request_agent(request),
+            agent=agent,
             query=fields["query"],
             conversation_id=fields.get("conversation_id"),
             token_budget=fields.get("token_budget") or settings.CONTEXT_TOKEN_BUDGET,
             per_layer=fields["per_layer"],
             layers=fields.get("layers"),
             reference_time=fields.get("reference_time"),
+        )
+        drawer_reads_push(
+            agent=agent,
+            source=DrawerRead.Source.CONTEXT,
+            query=fields["query"],
+            drawer_ids=[piece.drawer_id for piece in assembled.pieces if piece.drawer_id is not None],
         )
         return Response(assembled.as_json())

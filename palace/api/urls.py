@@ -1,7 +1,9 @@
 from django.urls import path
 
 from memory_site.api.routing import by_method
+from palace.api import activity as a
 from palace.api import browse as b
+from palace.api import curation as c
 from palace.api import exclusions as x
 from palace.api import forget as f
 from palace.api import kg as k
@@ -22,6 +24,10 @@ api_urlpatterns = [
     path("palace/rooms/<int:room_id>/closets", b.RoomClosetsApi.as_view()),
     path("palace/closets/<int:closet_id>/drawers", b.ClosetDrawersApi.as_view()),
     path("palace/drawers/<int:drawer_id>", by_method(get=b.DrawerGetApi, delete=f.DrawerForgetApi)),
+    path("palace/drawers/<int:drawer_id>/pin", c.DrawerPinApi.as_view()),
+    path("palace/drawers/<int:drawer_id>/never-recall", c.DrawerNeverRecallApi.as_view()),
+    path("palace/drawers/<int:drawer_id>/readers", c.DrawerReadersApi.as_view()),
+    path("activity", a.ActivityListApi.as_view()),
     path("palace/resolve", b.PointerResolveApi.as_view()),
     path("recall", r.RecallApi.as_view()),
     path("context", r.ContextAssembleApi.as_view()),

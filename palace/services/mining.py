@@ -234,6 +234,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         counts.update(_exclusion_counts(p.excluded))
         ActivityEvent.objects.create(
             owner_id=conversation.owner_id,
+            agent_id=conversation.agent_id,
             kind="memory_mined",
             data={"conversation_id": conversation.external_id, "wing": wing.name, "room": room.number, **counts},
         )

@@ -28,12 +28,18 @@ CHART_DAYS = 30
 
 @login_required
 def activity(request: HttpRequest) -> HttpResponse:
+    """Everything that happened to the person's memory, newest first, by kind and by agent."""
     owner = person(request)
     kind = request.GET.get("kind", "")
+    agents = list(account_selectors.agent_list(owner=owner))
+    agent = next((a for a in agents if str(a.pk) == request.GET.get("agent", "")), None)
+    events = selectors.activity_list(owner=owner, agent_id=agent.pk if agent else None, kind=kind or None)
     context = {
-        "events": paginate(request, selectors.activity_events(owner=owner, kind=kind), size=50),
+        "events": paginate(request, events, size=50),
         "kinds": selectors.activity_kinds(owner=owner),
         "kind": kind,
+        "agents": agents,
+        "agent": agent,
     }
     return page(request, "palace/activity.html", context, active="memory-activity")
 

@@ -6,16 +6,21 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
 
 from palace import selectors
 from palace.models import Drawer
 from palace.recall import recall
+from palace.services import curation
 from palace.web.common import page, paginate, person
 
 MAX_QUERY = 500
-SIGNAL_LABELS = {"semantic": "meaning", "keyword": "words", "temporal": "time"}  # a signal's name to a person
+# A signal's name to a person.
+SIGNAL_LABELS = {"semantic": "meaning", "keyword": "words", "temporal": "time", "pinned": "pinned"}
 
 
 def _found(row: Any) -> Any:
@@ -69,8 +74,27 @@ def drawer_detail(request: HttpRequest, drawer_id: int) -> HttpResponse:
         "after": after,
         "tags": _tag_groups(drawer),
         "facts": selectors.relations_citing(drawer=drawer),
+        "readers": selectors.drawer_readers(drawer=drawer),
     }
     return page(request, "palace/drawer.html", context, active="memory")
+
+
+@login_required
+@require_POST
+def drawer_flag(request: HttpRequest, drawer_id: int, flag: str) -> HttpResponse:
+    """Pin a drawer (always a candidate for recall, boosted) or mark it never recall (kept, browsable,
+    never returned); the same services as PUT …/pin and …/never-recall."""
+    drawer = _found(selectors.drawer_get(owner=person(request), drawer_id=drawer_id))
+    on = request.POST.get("value") == "on"
+    if flag == "pin":
+        curation.drawer_pin(drawer=drawer, pinned=on)
+        messages.success(request, "Pinned: recall will always consider this turn." if on else "Unpinned.")
+    elif flag == "never-recall":
+        curation.drawer_never_recall(drawer=drawer, never=on)
+        messages.success(request, "This turn will never be recalled." if on else "This turn can be recalled again.")
+    else:
+        raise Http404
+    return redirect("memory-drawer", drawer_id=drawer.pk)
 
 
 TAG_GROUPS = (

@@ -11,6 +11,7 @@ urlpatterns = [
     path("memory/rooms/<int:room_id>", browse.room_detail, name="memory-room"),
     path("memory/closets/<int:closet_id>", browse.closet_detail, name="memory-closet"),
     path("memory/drawers/<int:drawer_id>", browse.drawer_detail, name="memory-drawer"),
+    path("memory/drawers/<int:drawer_id>/<str:flag>", browse.drawer_flag, name="memory-drawer-flag"),
     path("memory/memories", memories.memories, name="memory-memories"),
     path("memory/memories/<str:tier>/<uuid:memory_id>/edit", memories.memory_edit, name="memory-edit"),
     path("memory/entities", memories.entities, name="memory-entities"),

@@ -210,7 +210,7 @@ def test_per_agent_overrides_are_saved_from_the_page(owner: Client, personas: Pe
 def test_forget_a_drawer_from_the_page_with_a_confirmation_and_a_receipt(owner: Client, room: Room) -> None:
     drawer = Drawer.objects.filter(room=room, content__icontains="battery").first()
     assert drawer is not None
-    confirm = owner.get("/memory/forget", {"kind": "drawer", "ids": drawer.pk})
+    confirm = owner.get("/memory/forget", {"kind": "drawer", "ids": str(drawer.pk)})
     assert (
         confirm.status_code == 200
         and "drawers" in confirm.content.decode()
@@ -249,3 +249,23 @@ def test_an_outsider_cannot_forget_or_read_a_receipt(outsider: Client, owner: Cl
     html = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk}).content.decode()
     receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", html).group(1)  # type: ignore[union-attr]
     assert outsider.get(f"/memory/forget/receipts/{receipt_id}").status_code == 404
+
+
+def test_pin_and_never_recall_from_the_drawer_page(owner: Client, room: Room) -> None:
+    drawer = Drawer.objects.filter(room=room, content__icontains="battery").first()
+    assert drawer is not None
+    owner.post(f"/memory/drawers/{drawer.pk}/pin", {"value": "on"})
+    drawer.refresh_from_db()
+    assert drawer.pinned and "Unpin" in owner.get(f"/memory/drawers/{drawer.pk}").content.decode()
+    owner.post(f"/memory/drawers/{drawer.pk}/never-recall", {"value": "on"})
+    results = owner.get("/memory/search", {"q": "battery pack"}, HTTP_HX_REQUEST="true").content.decode()
+    assert drawer.content[:40] not in results  # kept and browsable, never recalled
+    assert drawer.content[:40] in owner.get(f"/memory/drawers/{drawer.pk}").content.decode()
+    kinds = owner.get("/memory/activity").content.decode()
+    assert "drawer_pinned" in kinds and "drawer_never_recall" in kinds
+
+
+def test_activity_filters_by_agent(owner: Client, personas: Personas, room: Room) -> None:
+    mined = owner.get("/memory/activity", {"agent": str(personas.owner.agent.pk)}).content.decode()
+    other = owner.get("/memory/activity", {"agent": str(personas.teammate.agent.pk)}).content.decode()
+    assert "<td>memory_mined</td>" in mined and "<td>memory_mined</td>" not in other
