@@ -17,6 +17,6 @@ api_urlpatterns = [
     path(
         "settings/memory",
         by_method(get=settings.MemorySettingsGetApi, put=settings.MemorySettingsUpdateApi),
-        name="settings-memory",
+        name="api-settings-memory",
     ),
 ]
