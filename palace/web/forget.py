@@ -15,14 +15,14 @@ from palace.selectors import forget_receipt_get
 from palace.services import forget as forgetting
 from palace.web.common import page, person
 
-KINDS = {
-    "drawer": "turns",
-    "conversation": "conversations",
-    "wing": "wings",
-    "entity": "entities",
-    "typed_memory": "typed memories",
-    "episode": "episodes",
-    "everything": "everything",
+KINDS = {  # what a person calls each kind: one, many
+    "drawer": ("turn", "turns"),
+    "conversation": ("conversation", "conversations"),
+    "wing": ("wing", "wings"),
+    "entity": ("entity", "entities"),
+    "typed_memory": ("typed memory", "typed memories"),
+    "episode": ("episode", "episodes"),
+    "everything": ("everything", "everything"),
 }
 MAX_IDS = 500
 
@@ -40,7 +40,8 @@ def _asked(request: HttpRequest) -> tuple[str, list[str]]:
 @require_http_methods(["GET", "POST"])
 def forget(request: HttpRequest) -> HttpResponse:
     kind, ids = _asked(request)
-    context: dict[str, Any] = {"kind": kind, "kind_label": KINDS[kind], "ids": ids}
+    one, many = KINDS[kind]
+    context: dict[str, Any] = {"kind": kind, "kind_label": one if len(ids) == 1 else many, "ids": ids}
     if kind != "everything" and not ids:
         context["error"] = "Select at least one item to forget."
         return page(request, "palace/forget.html", context, status=400)

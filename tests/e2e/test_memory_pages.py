@@ -131,3 +131,73 @@ def test_no_serious_accessibility_violation_on_any_page(page: Any, room: Room) -
     page.goto("/memory")
     screenshot(page, "palace")
     assert not found, found
+
+
+def _battery_drawer(room: Room) -> Drawer:
+    drawer = Drawer.objects.filter(room=room, content__icontains="battery").first()
+    assert drawer is not None
+    return drawer
+
+
+def test_forget_a_drawer_and_it_is_gone_from_search(page: Any, room: Room) -> None:
+    drawer = _battery_drawer(room)
+    page.goto(f"/memory/drawers/{drawer.pk}")
+    page.get_by_role("link", name="Forget…").click()
+    page.get_by_role("heading", name="Forget 1 turn?").wait_for()
+    page.get_by_role("button", name="Forget").click()
+    page.get_by_role("heading", name="Forgotten").wait_for()
+    page.get_by_role("link", name="Verify that nothing remains").click()
+    page.get_by_text("nothing with those ids remains").wait_for()
+    page.goto("/memory/search?q=battery+pack")
+    assert drawer.content[:40] not in page.inner_text("main")
+
+
+def test_bulk_forget_selected_turns(page: Any, room: Room) -> None:
+    closet = room.closets.order_by("position").first()
+    assert closet is not None
+    before = Drawer.objects.filter(closet=closet).count()
+    page.goto(f"/memory/closets/{closet.pk}")
+    boxes = page.get_by_role("checkbox")
+    chosen = min(2, boxes.count())
+    for i in range(chosen):
+        boxes.nth(i).check()
+    page.get_by_role("button", name="Forget the selected turns…").click()
+    page.get_by_role("button", name="Forget").click()
+    page.get_by_role("heading", name="Forgotten").wait_for()
+    assert chosen and Drawer.objects.filter(owner=room.owner, closet_id=closet.pk).count() == before - chosen
+    assert f"{chosen} drawers" in page.inner_text("main")
+
+
+def test_pin_and_never_recall(page: Any, room: Room) -> None:
+    drawer = _battery_drawer(room)
+    page.goto(f"/memory/drawers/{drawer.pk}")
+    page.get_by_role("button", name="Pin").click()
+    page.get_by_role("button", name="Unpin").wait_for()
+    page.get_by_role("button", name="Never recall").click()
+    page.get_by_role("button", name="Allow recall again").wait_for()
+    drawer.refresh_from_db()
+    assert drawer.pinned and drawer.never_recall
+    page.goto("/memory/search?q=battery+pack")
+    assert drawer.content[:40] not in page.inner_text("main")
+
+
+def test_an_exclusion_rule_skips_a_newly_mined_turn(page: Any, api: Any, personas: Personas) -> None:
+    page.goto("/settings/memory")
+    page.get_by_label("Never store turns containing").fill("passport")
+    page.get_by_role("button", name="Add rule").click()
+    page.get_by_text("Rule added").wait_for()
+    turns = [
+        {"role": "user", "content": "My passport number is X1234567."},
+        {"role": "user", "content": "I renewed it at the Lisbon consulate."},
+    ]
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "c-secret", "turns": turns, "complete": True},
+        format="json",
+        **personas.owner.headers,
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c-secret"))
+    page.goto("/memory/search?q=passport+number")
+    assert "X1234567" not in page.inner_text("main")
+    page.goto("/memory/activity?kind=memory_mined")
+    assert "excluded: 1" in page.inner_text("main")
