@@ -65,6 +65,7 @@ def test_browse_from_a_wing_down_to_a_drawer(page: Any, room: Room) -> None:
     assert closet is not None
     page.locator(f"#closet-{closet.pk} summary").click()  # the closet's turns load in place
     page.locator(f"#closet-{closet.pk}-drawers li").first.wait_for()
+    screenshot(page, "palace")
     drawer = Drawer.objects.filter(closet=closet).order_by("turn_index").first()
     assert drawer is not None
     page.get_by_role("link", name=f"Open turn {drawer.turn_index + 1}").first.click()
@@ -128,8 +129,6 @@ def test_no_serious_accessibility_violation_on_any_page(page: Any, room: Room) -
         violations = axe_violations(page)
         if violations:
             found[path] = violations
-    page.goto("/memory")
-    screenshot(page, "palace")
     assert not found, found
 
 
