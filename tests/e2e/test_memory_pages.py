@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from episodic.models import TypedMemory
 from episodic.services.typed_memories import typed_memory_create
-from palace.models import Conversation, Drawer, Room
+from palace.models import Conversation, Drawer, Entity, Room
 from palace.services import mining
 from tests.conftest import Personas
 from tests.e2e.conftest import axe_violations, logged_in_page, screenshot
@@ -124,7 +125,20 @@ def test_no_serious_accessibility_violation_on_any_page(page: Any, room: Room) -
     drawer = Drawer.objects.filter(room=room).first()
     assert drawer is not None
     found: dict[str, list[str]] = {}
-    for path in [*PAGES, f"/memory/wings/{room.wing_id}", f"/memory/rooms/{room.pk}", f"/memory/drawers/{drawer.pk}"]:
+    entity = Entity.objects.filter(owner=room.owner).first()
+    memory = TypedMemory.objects.filter(owner=room.owner).first()
+    assert entity is not None and memory is not None
+    detail_pages = [
+        f"/memory/wings/{room.wing_id}",
+        f"/memory/rooms/{room.pk}",
+        f"/memory/closets/{drawer.closet_id}",
+        f"/memory/drawers/{drawer.pk}",
+        f"/memory/entities/{entity.pk}",
+        f"/memory/memories/typed/{memory.pk}/edit",
+        f"/memory/forget?kind=drawer&ids={drawer.pk}",
+        "/accounts/login/",
+    ]
+    for path in [*PAGES, *detail_pages]:
         page.goto(path)
         violations = axe_violations(page)
         if violations:
