@@ -3,6 +3,7 @@ from django.urls import path
 from memory_site.api.routing import by_method
 from palace.api import browse as b
 from palace.api import kg as k
+from palace.api import portability as p
 from palace.api import recall as r
 from palace.api import views as v
 
@@ -25,4 +26,6 @@ api_urlpatterns = [
     path("kg/entities", k.EntityListApi.as_view()),
     path("kg/entities/<str:name>/timeline", k.EntityTimelineApi.as_view()),
     path("kg/entities/<str:name>", k.EntityAsOfApi.as_view()),
+    path("export", p.MemoryExportApi.as_view()),
+    path("import", p.MemoryImportApi.as_view()),
 ]
