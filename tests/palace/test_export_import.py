@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import models
 from rest_framework.test import APIClient
 
@@ -166,3 +169,52 @@ def test_an_outsiders_export_never_holds_the_owners_memory(api: APIClient, remem
     assert "Efoil" not in text and "tomatoes" not in text and "metric units" not in text
     # The teammate is another agent of the same person: the same memory.
     assert "tomatoes" in json.dumps(_export(api, remembered.teammate.headers))
+
+
+def test_vectors_exported_with_the_same_model_are_kept_not_recomputed(api: APIClient, remembered: Personas) -> None:
+    h, owner = remembered.owner.headers, remembered.owner.user
+    response: Any = api.get("/api/v1/export", {"embeddings": "true"}, **h)
+    rows = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
+    drawers = [row for row in rows if row["type"] == "drawer"]
+    assert rows[0]["with_embeddings"] and all(len(d["embedding"]) == rows[0]["embedding_dim"] for d in drawers)
+    _forget_everything(owner)
+    answer = _import(api, h, _file(rows)).json()
+    assert answer["rows"]["drawer"] == len(drawers) and answer["embedded"] == 0
+    assert not Drawer.objects.filter(owner=owner, embedding__isnull=True).exists()
+
+
+def test_a_file_whose_numbers_belong_to_other_drawers_is_refused(api: APIClient, remembered: Personas) -> None:
+    exported = _file(_export(api, remembered.owner.headers))
+    outsider = remembered.outsider
+    api.post("/api/v1/conversations", {"conversation_id": "x", "turns": GARDEN}, format="json", **outsider.headers)
+    mining.conversation_mine(conversation=Conversation.objects.get(owner=outsider.user, external_id="x"))
+    before = _counts(outsider.user)
+    answer = _import(api, outsider.headers, exported)
+    assert answer.status_code == 400 and "a file loads into the palace it came from" in answer.json()["message"]
+    assert _counts(outsider.user) == before
+
+
+def test_another_person_importing_the_file_gets_a_copy_and_the_owner_keeps_theirs(
+    api: APIClient, remembered: Personas
+) -> None:
+    owner, outsider = remembered.owner.user, remembered.outsider.user
+    exported = _file(_export(api, remembered.owner.headers))
+    before = _counts(owner)
+    assert _import(api, remembered.outsider.headers, exported).status_code == 200
+    assert _counts(outsider) == before and _counts(owner) == before
+    # The same rows, the outsider's own agent aside (agents are mapped by name, the owner's created).
+    copied = [r for r in _export(api, remembered.outsider.headers)[1:] if r["type"] != "agent"]
+    assert copied == [r for r in _export(api, remembered.owner.headers)[1:] if r["type"] != "agent"]
+
+
+def test_the_management_commands_round_trip(remembered: Personas, tmp_path: Any) -> None:
+    owner, out = remembered.owner.user, tmp_path / "memory.jsonl"
+    call_command("export_memory", "--user", owner.username, "--out", str(out), stderr=io.StringIO())
+    before = _counts(owner)
+    _forget_everything(owner)
+    shown = io.StringIO()
+    call_command("import_memory", "--user", owner.username, str(out), stdout=shown)
+    assert _counts(owner) == before and "lines" in shown.getvalue() and "rows embedded" in shown.getvalue()
+    out.write_text("not a header\n")
+    with pytest.raises(CommandError, match="Line 1"):
+        call_command("import_memory", "--user", owner.username, str(out), stdout=io.StringIO())

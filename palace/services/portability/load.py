@@ -54,8 +54,7 @@ class Loader:
     counts: Counter[str] = field(default_factory=Counter)
     refs: dict[str, dict[Any, Any]] = field(default_factory=dict)
     agents: dict[str, Agent] = field(default_factory=dict)
-    pending: list[models.Model] = field(default_factory=list)
-    pending_line: int = 0
+    pending: list[tuple[int, models.Model]] = field(default_factory=list)  # (line, row)
 
     def ref(self, kind: str, load: Callable[[], Iterable[tuple[Any, Any]]]) -> dict[Any, Any]:
         if kind not in self.refs:
@@ -91,9 +90,7 @@ class Loader:
             target.embedding, target.embedding_model = vector, self.embedder
 
     def queue(self, obj: models.Model) -> None:
-        if not self.pending:
-            self.pending_line = self.line
-        self.pending.append(obj)
+        self.pending.append((self.line, obj))
         if len(self.pending) >= BATCH:
             self.flush()
 
@@ -102,13 +99,15 @@ class Loader:
         constraint (ON CONFLICT DO NOTHING), which is what makes a second import a no-op."""
         if not self.pending:
             return
-        by_model: dict[type[models.Model], list[models.Model]] = {}
-        for obj in self.pending:
-            by_model.setdefault(type(obj), []).append(obj)
+        by_model: dict[type[models.Model], list[tuple[int, models.Model]]] = {}
+        for line, obj in self.pending:
+            by_model.setdefault(type(obj), []).append((line, obj))
         line, self.pending = self.line, []
-        self.line = self.pending_line
-        for model, objs in by_model.items():
-            model._default_manager.bulk_create(objs, ignore_conflicts=True)
+        for model, queued in by_model.items():
+            if model is Drawer:
+                load_palace.drawers_check(self, queued)
+            self.line = queued[0][0]
+            model._default_manager.bulk_create([obj for _, obj in queued], ignore_conflicts=True)
             self.refs.pop(model.__name__.lower(), None)  # reload the key map with the new ids
         self.line = line
 

@@ -84,14 +84,38 @@ def _conversations(loader: Loader) -> Callable[[], Any]:
     return lambda: Conversation.objects.filter(owner=loader.owner).values_list("external_id", "pk")
 
 
+MESSAGE_NUMBER_TAKEN: Final = (
+    "{what} {number} in the file is {theirs!r}, but this palace's {what} {number} is {ours!r}: a file loads into "
+    "the palace it came from, or into an empty one (numbers are kept, never reassigned)."
+)
+
+
+def _same(what: str, number: int, theirs: Any, ours: Any) -> None:
+    if ours is not None and ours != theirs:
+        raise BadRow(MESSAGE_NUMBER_TAKEN.format(what=what, number=number, theirs=theirs, ours=ours))
+
+
 def wing_write(loader: Loader, row: Row) -> None:
+    number, slug = row.number("number"), row.text("slug", blank=False)
+    _same(
+        "wing",
+        number,
+        slug,
+        Wing.objects.filter(owner=loader.owner, number=number).values_list("slug", flat=True).first(),
+    )
+    _same(
+        "wing",
+        number,
+        number,
+        Wing.objects.filter(owner=loader.owner, slug=slug).values_list("number", flat=True).first(),
+    )
     wing, _ = Wing.objects.update_or_create(
         owner=loader.owner,
-        number=row.number("number"),
+        number=number,
         defaults={
             "kind": row.choice("kind", Wing.Kind.choices),
             "name": row.text("name", blank=False),
-            "slug": row.text("slug", blank=False),
+            "slug": slug,
             "aliases": row.names("aliases", []),
         },
     )
@@ -112,9 +136,16 @@ def _wing(loader: Loader, number: int) -> Any:
 def room_write(loader: Loader, row: Row) -> None:
     external_id = row.text("conversation", None, null=True)
     conversation = loader.lookup("conversation", external_id, _conversations(loader)) if external_id else None
+    number, rooms = row.number("number"), Room.objects.filter(owner=loader.owner)
+    stored = rooms.filter(number=number).values_list("conversation__external_id", flat=True).first()
+    _same("room", number, external_id, stored)
+    if conversation is not None:
+        _same(
+            "room", number, number, rooms.filter(conversation_id=conversation).values_list("number", flat=True).first()
+        )
     room, _ = Room.objects.update_or_create(
         owner=loader.owner,
-        number=row.number("number"),
+        number=number,
         defaults={
             "wing_id": _wing(loader, row.number("wing")),
             "conversation_id": conversation,
@@ -176,6 +207,24 @@ def drawer_write(loader: Loader, row: Row) -> None:
     drawer.search_text = search_text(drawer.content, drawer.tags)
     loader.vector(row, drawer)
     loader.queue(drawer)
+
+
+def drawers_check(loader: Loader, queued: list[tuple[int, Any]]) -> None:
+    """A drawer already stored under the same number must be the same turn, and the same turn must have
+    the same number: anything else is another palace's drawer, which ON CONFLICT would silently skip."""
+    drawers = Drawer.objects.filter(owner=loader.owner)
+    fields = ("number", "conversation_id", "turn_index", "conversation__external_id")
+    by_number = {
+        row[0]: row[1:] for row in drawers.filter(number__in=[d.number for _, d in queued]).values_list(*fields)
+    }
+    turns = drawers.filter(conversation_id__in={d.conversation_id for _, d in queued}).values_list(*fields)
+    by_turn = {(c, t): n for n, c, t, _ in turns}
+    for line, drawer in queued:
+        loader.line = line
+        stored = by_number.get(drawer.number)
+        if stored is not None and stored[:2] != (drawer.conversation_id, drawer.turn_index):
+            _same("drawer", drawer.number, f"turn {drawer.turn_index}", f"turn {stored[1]} of {stored[2]}")
+        _same("drawer", drawer.number, drawer.number, by_turn.get((drawer.conversation_id, drawer.turn_index)))
 
 
 def entity_write(loader: Loader, row: Row) -> None:
