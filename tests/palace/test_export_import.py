@@ -218,3 +218,18 @@ def test_the_management_commands_round_trip(remembered: Personas, tmp_path: Any)
     out.write_text("not a header\n")
     with pytest.raises(CommandError, match="Line 1"):
         call_command("import_memory", "--user", owner.username, str(out), stdout=io.StringIO())
+
+
+def test_vectors_of_another_embedding_model_are_recomputed(api: APIClient, remembered: Personas) -> None:
+    h, owner = remembered.owner.headers, remembered.owner.user
+    response: Any = api.get("/api/v1/export", {"embeddings": "1"}, **h)
+    rows = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
+    rows[0]["embedding_model"] = "some-other-model"
+    for row in rows[1:]:
+        if "embedding" in row:
+            row["embedding"] = [0.0] * len(row["embedding"])  # not what this installation's model makes
+    _forget_everything(owner)
+    answer = _import(api, h, _file(rows)).json()
+    assert answer["embedded"] >= answer["rows"]["drawer"] + answer["rows"]["typed_memory"] + answer["rows"]["episode"]
+    results = api.post("/api/v1/recall", {"query": "staking tomatoes"}, format="json", **h).json()["results"]
+    assert any("tomatoes in the allotment" in r["content"] for r in results)
