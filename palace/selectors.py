@@ -124,6 +124,11 @@ def palace_owners(*, username: str | None = None) -> QuerySet[User]:
     return owners.filter(username=username) if username is not None else owners
 
 
+def user_get(*, username: str) -> User | None:
+    """A person by username, palace or not (export and import name the person)."""
+    return User.objects.filter(username=username).first()
+
+
 def job_get(*, owner: User, job_id: uuid.UUID) -> MiningJob | None:
     return MiningJob.objects.select_related("conversation").filter(owner=owner, pk=job_id).first()
 

@@ -7,6 +7,7 @@ from palace.api import curation as c
 from palace.api import exclusions as x
 from palace.api import forget as f
 from palace.api import kg as k
+from palace.api import portability as p
 from palace.api import recall as r
 from palace.api import views as v
 
@@ -41,4 +42,6 @@ api_urlpatterns = [
     path("kg/entities/<str:name>", by_method(get=k.EntityAsOfApi, delete=f.EntityForgetApi)),
     path("forget", f.ForgetApi.as_view()),
     path("forget/receipts/<uuid:receipt_id>", f.ReceiptVerifyApi.as_view()),
+    path("export", p.MemoryExportApi.as_view()),
+    path("import", p.MemoryImportApi.as_view()),
 ]

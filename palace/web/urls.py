@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from palace.web import account, browse, forget, memories
+from palace.web import account, browse, forget, memories, portability
 
 urlpatterns = [
     path("memory", browse.memory_index, name="memory"),
@@ -21,6 +21,8 @@ urlpatterns = [
     path("memory/forget", forget.forget, name="memory-forget"),
     path("memory/forget/receipts/<uuid:receipt_id>", forget.receipt, name="memory-receipt"),
     path("settings/memory", account.settings_memory, name="settings-memory"),
+    path("settings/memory/export", portability.export, name="settings-export"),
+    path("settings/memory/import", portability.import_file, name="settings-import"),
     path("settings/memory/exclusions", account.exclusion_add, name="settings-exclusion-add"),
     path("settings/memory/exclusions/<int:rule_id>/delete", account.exclusion_delete, name="settings-exclusion-delete"),
     path("settings/memory/exclusions/<int:rule_id>", account.exclusion_preview_page, name="settings-exclusion"),

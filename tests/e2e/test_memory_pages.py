@@ -3,6 +3,7 @@ edit a memory, pause memory; axe-core finds no serious or critical violation on 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -214,3 +215,17 @@ def test_an_exclusion_rule_skips_a_newly_mined_turn(page: Any, api: Any, persona
     assert "X1234567" not in page.inner_text("main")
     page.goto("/memory/activity?kind=memory_mined")
     assert "excluded: 1" in page.inner_text("main")
+
+
+def test_export_and_import_from_the_settings_page(page: Any, room: Room, tmp_path: Any) -> None:
+    page.goto("/settings/memory")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download my memory").click()
+    path = tmp_path / "memory.jsonl"
+    download.value.save_as(path)
+    text = path.read_text()
+    assert json.loads(text.splitlines()[0])["format"] == "loci-export" and "12V20Ah" in text
+    page.get_by_label("Export file").set_input_files(str(path))
+    page.get_by_role("button", name="Import").click()
+    page.get_by_text("Imported").wait_for()
+    assert Drawer.objects.filter(owner=room.owner).count() == room.drawers.count()  # idempotent: nothing doubled
