@@ -23,6 +23,7 @@ from palace.entity_kinds import (
     BRANDS_NEED_CAPITAL,
     KIND_OF_LABEL,
     ORG_SUFFIX,
+    PLACE,
     QUOTED,
     kind_in_context,
     kind_of,
@@ -140,6 +141,9 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if raw.lower() in BRANDS_NEED_CAPITAL and not raw[0].isupper():
                 continue
             found.append((BRAND_FORMS.get(raw.lower(), raw if not raw.islower() else raw.capitalize()), "organisation"))
+        for match in PLACE.finditer(text):  # "moving to nepal": NER needs the capital, a person may not type it
+            if match.group(1).islower() and not any(a <= match.start() < b for a, b in [*covered, *skip]):
+                found.append((match.group(1).capitalize(), "place"))
     return found
 
 

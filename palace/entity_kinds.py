@@ -6,6 +6,7 @@ misreads in chat."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
 KIND_OF_LABEL: dict[str, str | None] = {
@@ -82,6 +83,15 @@ BRANDS = frozenset(
     "prime video",
     "youtube music",
 }
+# Countries and well-known cities written in lower case in chat (palace/places.txt says which).
+PLACES = frozenset(
+    word
+    for line in (Path(__file__).with_name("places.txt")).read_text().splitlines()
+    if not line.startswith("#")
+    for word in line.split()
+)
+PLACE = re.compile(r"(?<![\w@#/.-])(" + "|".join(sorted(PLACES, key=len, reverse=True)) + r")(?![\w/-])", re.I)
+
 # Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
 # And Instagram"): matched as whole words, any case, in the user's turns.
 BRAND_FORMS = {

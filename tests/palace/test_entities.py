@@ -127,3 +127,10 @@ def test_a_name_the_assistant_repeats_is_kept_and_one_said_once_is_not() -> None
     found = {entity.name: entity.kind for entity in conversation_entities(turns)}
     assert found.get("New York City") == "place"
     assert "Mary Beth Keane" not in found  # named once, by the assistant: a mention, not the conversation's subject
+
+
+def test_a_country_or_city_written_in_lower_case_is_still_a_place() -> None:
+    turns = [("user", "Compare the medical syllabus in nepal and india for me."), ("assistant", "Sure.")]
+    found = {entity.name: entity.kind for entity in conversation_entities(turns)}
+    assert found.get("Nepal") == "place" and found.get("India") == "place"
+    assert "China" not in {e.name for e in conversation_entities([("user", "I bought new china plates.")])}
