@@ -24,11 +24,6 @@ def typed_visible(*, agent: Agent) -> QuerySet[TypedMemory]:
     )
 
 
-def typed_of_owner(*, owner_id: int) -> QuerySet[TypedMemory]:
-    """Every live typed memory of a person, whichever agent wrote it: what the person sees at /memory."""
-    return TypedMemory.objects.filter(owner_id=owner_id, deprecated_at__isnull=True).select_related("agent")
-
-
 def typed_query(
     *, agent: Agent, query: str, memory_types: list[str] | None = None, top_k: int = 10
 ) -> list[Hit[TypedMemory]]:

@@ -16,11 +16,9 @@ from django.utils import timezone
 
 from accounts import selectors as account_selectors
 from accounts.models import Agent
-from episodic import providers
 from episodic.models import Episode, TypedMemory
 from episodic.selectors import episodes as episode_selectors
-from episodic.selectors.search import hybrid_search
-from episodic.selectors.typed_memories import typed_of_owner
+from episodic.selectors.person import MemoryFilters, person_memories, person_memories_search
 from episodic.services.episodes import episode_edit
 from episodic.services.typed_memories import typed_memory_edit
 from memory_site.lib.errors import InvalidFieldError
@@ -52,27 +50,18 @@ def memories(request: HttpRequest) -> HttpResponse:
     form = MemoryFilter(request.GET or None, agents=agents)
     data = form.cleaned_data if form.is_bound and form.is_valid() else {}
     tier = data.get("tier") or "typed"
-    queryset: Any
-    if tier == "episodes":
-        queryset = episode_selectors.episodes_visible(owner=owner).select_related("agent")
-        date_field = "occurred_at"
-    else:
-        queryset = typed_of_owner(owner_id=owner.pk)
-        if data.get("memory_type"):
-            queryset = queryset.filter(memory_type=data["memory_type"])
-        date_field = "created_at"
-    if data.get("agent"):
-        queryset = queryset.filter(agent_id=data["agent"])
-    if data.get("since"):
-        queryset = queryset.filter(**{f"{date_field}__gte": _day_start(data["since"])})
-    if data.get("until"):
-        queryset = queryset.filter(**{f"{date_field}__lt": _day_start(data["until"]) + timedelta(days=1)})
+    filters = MemoryFilters(
+        tier=tier,
+        memory_type=data.get("memory_type") or "",
+        agent_id=data.get("agent") or "",
+        since=_day_start(data["since"]) if data.get("since") else None,
+        until=_day_start(data["until"]) + timedelta(days=1) if data.get("until") else None,
+    )
     items: Any
     if data.get("q"):
-        vector = providers.embed_query(owner_id=owner.pk, text=data["q"])
-        items = [hit.item for hit in hybrid_search(queryset, query=data["q"], vector=vector, limit=25)]
+        items = person_memories_search(owner=owner, filters=filters, query=data["q"])
     else:
-        items = paginate(request, queryset.order_by(f"-{date_field}"))
+        items = paginate(request, person_memories(owner=owner, filters=filters))
     context = {"form": form, "tier": tier, "items": items, "searching": bool(data.get("q"))}
     return page(request, "palace/memories.html", context, active="memory-memories")
 
@@ -86,7 +75,7 @@ def memory_edit(request: HttpRequest, tier: str, memory_id: uuid.UUID) -> HttpRe
     """Edit a typed memory's content or an episode's summary; the edit re-embeds at once."""
     row: TypedMemory | Episode | None
     if tier == "typed":
-        row = typed_of_owner(owner_id=person(request).pk).filter(pk=memory_id).first()
+        row = person_memories(owner=person(request), filters=MemoryFilters()).filter(pk=memory_id).first()
         current = row.content if row is not None else ""
     elif tier == "episodes":
         row = episode_selectors.episode_get(owner=person(request), episode_id=memory_id)
