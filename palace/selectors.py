@@ -136,8 +136,13 @@ def job_get(*, owner: User, job_id: uuid.UUID) -> MiningJob | None:
 # --- the knowledge graph -------------------------------------------------------------------------------
 
 
-def entities(*, owner: User) -> QuerySet[Entity]:
-    return Entity.objects.filter(owner=owner).order_by("name")
+def entities(*, owner: User, name_contains: str = "") -> QuerySet[Entity]:
+    found = Entity.objects.filter(owner=owner).order_by("name")
+    return found.filter(name__icontains=name_contains) if name_contains else found
+
+
+def entity_get(*, owner: User, entity_id: int) -> Entity | None:
+    return Entity.objects.filter(owner=owner, pk=entity_id).first()
 
 
 def entity_find(*, owner_id: int, name: str) -> Entity | None:

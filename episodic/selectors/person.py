@@ -51,3 +51,7 @@ def person_memories_search(*, owner: User, filters: MemoryFilters, query: str) -
     vector = providers.embed_query(owner_id=owner.pk, text=query)
     rows = person_memories(owner=owner, filters=filters)
     return [hit.item for hit in hybrid_search(rows, query=query, vector=vector, limit=SEARCH_LIMIT)]
+
+
+def person_memory_get(*, owner: User, tier: str, memory_id: Any) -> Any | None:
+    return person_memories(owner=owner, filters=MemoryFilters(tier=tier)).filter(pk=memory_id).first()

@@ -18,7 +18,7 @@ from accounts import selectors as account_selectors
 from accounts.models import Agent
 from episodic.models import Episode, TypedMemory
 from episodic.selectors import episodes as episode_selectors
-from episodic.selectors.person import MemoryFilters, person_memories, person_memories_search
+from episodic.selectors.person import MemoryFilters, person_memories, person_memories_search, person_memory_get
 from episodic.services.episodes import episode_edit
 from episodic.services.typed_memories import typed_memory_edit
 from memory_site.lib.errors import InvalidFieldError
@@ -75,7 +75,7 @@ def memory_edit(request: HttpRequest, tier: str, memory_id: uuid.UUID) -> HttpRe
     """Edit a typed memory's content or an episode's summary; the edit re-embeds at once."""
     row: TypedMemory | Episode | None
     if tier == "typed":
-        row = person_memories(owner=person(request), filters=MemoryFilters()).filter(pk=memory_id).first()
+        row = person_memory_get(owner=person(request), tier="typed", memory_id=memory_id)
         current = row.content if row is not None else ""
     elif tier == "episodes":
         row = episode_selectors.episode_get(owner=person(request), episode_id=memory_id)
@@ -104,10 +104,8 @@ def memory_edit(request: HttpRequest, tier: str, memory_id: uuid.UUID) -> HttpRe
 
 @login_required
 def entities(request: HttpRequest) -> HttpResponse:
-    queryset = selectors.entities(owner=person(request))
     q = request.GET.get("q", "").strip()[:200]
-    if q:
-        queryset = queryset.filter(name__icontains=q)
+    queryset = selectors.entities(owner=person(request), name_contains=q)
     context = {"entities": paginate(request, queryset, size=50), "q": q}
     return page(request, "palace/entities.html", context, active="memory-entities")
 
@@ -116,7 +114,7 @@ def entities(request: HttpRequest) -> HttpResponse:
 def entity_detail(request: HttpRequest, entity_id: int) -> HttpResponse:
     """An entity's timeline: every fact with its validity window, closed ones shown as history; with
     `as_of` (a date), only what was true then."""
-    entity = selectors.entities(owner=person(request)).filter(pk=entity_id).first()
+    entity = selectors.entity_get(owner=person(request), entity_id=entity_id)
     if entity is None:
         raise Http404("Not in your memory.")
     as_of_text = request.GET.get("as_of", "")
