@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from accounts.models import Agent
 from memory_site.redis_client import get_redis
-from palace.models import Drawer, DrawerRead
+from palace.models import ActivityEvent, Drawer, DrawerRead
 
 logger = logging.getLogger(__name__)
 
@@ -102,11 +102,38 @@ def _rows(records: list[ReadRecord]) -> list[DrawerRead]:
     ]
 
 
+def _activity(rows: list[DrawerRead]) -> None:
+    """One `memory_recalled` activity event per owner, agent and source of the batch (a flush runs every
+    few seconds): how many turns went to the agent and for how many queries, so the person's activity log
+    says who read their memory without a row per recall. A batch written twice (a crash between the
+    insert and the trim) may log its event twice; the reads themselves are not doubled."""
+    groups: dict[tuple[int, Any, str], list[DrawerRead]] = {}
+    for row in rows:
+        groups.setdefault((row.owner_id, row.agent_id, row.source), []).append(row)
+    ActivityEvent.objects.bulk_create(
+        ActivityEvent(
+            owner_id=owner_id,
+            agent_id=agent_id,
+            kind="memory_recalled",
+            data={
+                "source": source,
+                "turns": len({r.drawer_id for r in group}),
+                "queries": len({r.query for r in group}),
+                "last_query": group[-1].query[:80],
+            },
+        )
+        for (owner_id, agent_id, source), group in groups.items()
+    )
+
+
 def _write(records: list[ReadRecord]) -> int:
     for attempt in (1, 2):
         try:
             with transaction.atomic():
-                return len(DrawerRead.objects.bulk_create(_rows(records), ignore_conflicts=True))
+                rows = _rows(records)
+                DrawerRead.objects.bulk_create(rows, ignore_conflicts=True)
+                _activity(rows)
+                return len(rows)
         except IntegrityError:
             # A drawer or agent deleted between the lookup and the commit (the foreign keys are
             # checked at commit): look again, once.

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from memory_site.redis_client import get_redis
 from palace import selectors
-from palace.models import Drawer, DrawerRead
+from palace.models import ActivityEvent, Drawer, DrawerRead
 from palace.services import reads
 from palace.tasks import drawer_reads_flush
 from tests.conftest import Personas
@@ -91,6 +91,9 @@ def test_context_reads_are_counted_per_agent_and_a_flush_twice_adds_nothing(pers
     times = {reader["agent_id"]: reader["times"] for reader in readers}
     assert times == {personas.owner.agent.pk: 2, personas.teammate.agent.pk: 1}
     assert {reader["source"] for reader in readers} == {"context"}
+    recalled = ActivityEvent.objects.filter(owner=personas.owner.user, kind="memory_recalled")
+    assert {event.agent_id for event in recalled} == {personas.owner.agent.pk, personas.teammate.agent.pk}
+    assert all(event.data["source"] == "context" and event.data["turns"] >= 1 for event in recalled)
     # A drawer forgotten before its reads were written: its records are skipped, not an error.
     get_redis().rpush(reads.QUEUE_KEY, *queued[:1])
     Drawer.objects.filter(owner=personas.owner.user).delete()
