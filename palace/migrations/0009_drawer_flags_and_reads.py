@@ -9,15 +9,15 @@ from django.db import migrations, models
 def create_schedule(apps, schema_editor):
     IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
     PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    interval, _ = IntervalSchedule.objects.get_or_create(every=5, period="seconds")
+    interval, _ = IntervalSchedule.objects.get_or_create(every=30, period="seconds")
     PeriodicTask.objects.get_or_create(
         name="drawer reads flush",
         defaults={
             "task": "palace.drawer_reads_flush",
             "interval": interval,
             "description": "Write the drawer reads recall and context assembly queued in Redis.",
-            # A run missed while the worker was busy is superseded by the next one five seconds later.
-            "expire_seconds": 30,
+            # A run missed while the worker was busy is superseded by the next one half a minute later.
+            "expire_seconds": 60,
         },
     )
 
