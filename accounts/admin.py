@@ -92,7 +92,16 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 @admin.register(MemorySettings)
 class MemorySettingsAdmin(admin.ModelAdmin):
-    list_display = ["user", "enabled", "top_k", "use_rerank", "auto_mine", "timezone", "updated_at"]
+    list_display = [
+        "user",
+        "enabled",
+        "top_k",
+        "use_rerank",
+        "auto_mine",
+        "timezone",
+        "monthly_budget_usd",
+        "updated_at",
+    ]
     list_filter = ["enabled", "use_rerank", "auto_mine"]
     search_fields = ["user__username"]
     raw_id_fields = ["user"]

@@ -83,6 +83,16 @@ class MemorySettings(models.Model):
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     auto_mine = models.BooleanField(default=True, help_text="Mine a conversation when it is marked complete.")
     timezone = models.CharField(max_length=64, default="UTC", validators=[validate_timezone])
+    monthly_budget_usd = models.DecimalField(
+        "monthly budget (USD)",
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+        help_text="Paid LLM and embedding calls per calendar month (UTC). Empty: the default "
+        "(MEMORY_MONTHLY_BUDGET_USD). Over it, LLM work takes the offline path.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

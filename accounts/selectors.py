@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import TruncMonth
 
+from accounts.budgets import month_bounds
 from accounts.models import Agent, ApiKey, ExclusionRule, MemorySettings, UsageRecord
 from memory_site.lib.embeddings import KNOWN_DIMS, LOCAL_MODEL_DIM, LOCAL_MODEL_NAME
 
@@ -78,10 +79,12 @@ def api_key_get_for_operator(*, prefix: str) -> ApiKey | None:
     return ApiKey.objects.select_related("agent").filter(prefix=prefix).first()
 
 
-def usage_summary(*, owner: User) -> list[Any]:
-    """Calls, items, tokens and estimated cost per source for one owner."""
+def usage_summary(*, owner: User, month: str | None = None) -> list[Any]:
+    """Calls, items, tokens and estimated cost per source for one owner in one calendar month (UTC):
+    `month` as YYYY-MM, default the current one (the month budgets count)."""
+    start, end = month_bounds(month)
     return list(
-        UsageRecord.objects.filter(owner=owner)
+        UsageRecord.objects.filter(owner=owner, created_at__gte=start, created_at__lt=end)
         .values("source")
         .annotate(
             calls=Count("id"),

@@ -4,6 +4,10 @@ Every call records a UsageRecord (owner, source, provider, model, items, tokens,
 Failures never raise to the caller: an embedding that cannot be made is None (the row is saved with a
 null embedding and the backfill job embeds it later), an LLM that fails or is not configured is None
 (the caller takes its offline path).
+
+Over its owner's monthly budget (accounts/budgets.py) the LLM and a paid embedder are not called at
+all: the same None, so the same offline path. Callers that must say why ask `llm_over_budget` or
+`embedding_over_budget` first. The local and hashing embedders cost nothing and are never blocked.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from accounts.budgets import budget_exceeded
 from accounts.models import UsageRecord
 from accounts.services import usage_record
 from memory_site.lib.embeddings import (
@@ -92,11 +97,29 @@ def get_llm() -> ChatLLM | None:
     )
 
 
+def embedder_is_paid() -> bool:
+    return settings.EMBEDDING_PROVIDER == "openai"
+
+
+def embedding_over_budget(*, owner_id: int) -> bool:
+    """True when embedding for this owner is held back: a paid embedder and the owner over budget."""
+    return embedder_is_paid() and budget_exceeded(owner_id=owner_id)
+
+
+def llm_over_budget(*, owner_id: int) -> bool:
+    """True when an LLM is configured but this owner is over budget (the offline path is taken)."""
+    return get_llm() is not None and budget_exceeded(owner_id=owner_id)
+
+
 def embed_documents(
     *, owner_id: int, texts: list[str], source: str = UsageRecord.Source.EMBED
 ) -> list[list[float]] | None:
     if not texts:
         return []
+    if embedding_over_budget(owner_id=owner_id):
+        # Stored with a null embedding; embedding_backfill picks the rows up once the budget allows.
+        logger.info("owner %s is over budget: %d texts are stored without embeddings", owner_id, len(texts))
+        return None
     embedder = get_embedder()
     try:
         result = embedder.embed_documents(texts)
@@ -138,6 +161,9 @@ def chat(
 ) -> Completion | None:
     llm = get_llm()
     if llm is None:
+        return None
+    if budget_exceeded(owner_id=owner_id):
+        logger.info("owner %s is over budget: %s takes the offline path", owner_id, source)
         return None
     try:
         completion = llm.chat(messages, json_mode=json_mode, model=model, timeout=timeout)

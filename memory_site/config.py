@@ -12,6 +12,7 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -59,6 +60,19 @@ class _Env:
             raise ConfigError(f"{name} must be a number, got {raw!r}") from None
         if not minimum <= value <= maximum:
             raise ConfigError(f"{name} must be between {minimum} and {maximum}, got {value}")
+        return value
+
+    def money(self, name: str) -> Decimal | None:
+        """An amount in dollars, or None when unset or empty."""
+        raw = self.environ.get(name, "").strip()
+        if not raw:
+            return None
+        try:
+            value = Decimal(raw)
+        except InvalidOperation:
+            raise ConfigError(f"{name} must be an amount such as 5 or 12.50, got {raw!r}") from None
+        if not value.is_finite() or value < 0:
+            raise ConfigError(f"{name} must be an amount of 0 or more, got {raw!r}")
         return value
 
     def boolean(self, name: str, default: bool) -> bool:
@@ -131,6 +145,7 @@ class Config:
     openai_api_key: str | None
     llm_model: str | None
     llm_timeout: int
+    monthly_budget_usd: Decimal | None
     episode_ttl: int
     kg_single_valued_predicates: list[str]
     embedding_max_tokens: int
@@ -229,6 +244,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         openai_api_key=env.optional("OPENAI_API_KEY"),
         llm_model=env.optional("LLM_MODEL"),
         llm_timeout=env.integer("LLM_TIMEOUT", 30, minimum=1),
+        monthly_budget_usd=env.money("MEMORY_MONTHLY_BUDGET_USD"),
         episode_ttl=env.integer("EPISODE_TTL", 30 * 86400, minimum=60),
         kg_single_valued_predicates=env.items(
             "KG_SINGLE_VALUED_PREDICATES",

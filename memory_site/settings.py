@@ -244,6 +244,9 @@ OPENAI_BASE_URL = CONFIG.openai_base_url
 OPENAI_API_KEY = CONFIG.openai_api_key
 LLM_MODEL = CONFIG.llm_model
 LLM_TIMEOUT = CONFIG.llm_timeout
+# Default monthly budget per person for paid LLM and embedding calls (None: unlimited); an operator
+# overrides it per person in the admin (MemorySettings.monthly_budget_usd). accounts/budgets.py.
+MEMORY_MONTHLY_BUDGET_USD = CONFIG.monthly_budget_usd
 EPISODE_TTL = CONFIG.episode_ttl
 # Documents are embedded from their first EMBEDDING_MAX_TOKENS tokens (the local model's limit is 256;
 # it was trained on 128, and 128 embeds twice as fast).

@@ -249,7 +249,8 @@ def recall(
     leads: dict[tuple[Any, int], Candidate] = {}
     for candidate in scored:
         leads.setdefault(_pair_key(candidate.row), candidate)
-    wanted = max(top_k, RERANK_POOL) if _rerank_wanted(use_rerank, memory_settings) else top_k
+    rerank = _rerank_wanted(use_rerank, memory_settings, owner.pk, result)
+    wanted = max(top_k, RERANK_POOL) if rerank else top_k
     chosen = list(leads.values())[:wanted]
     lap("fusion")
 
@@ -262,7 +263,7 @@ def recall(
         if (pk := c.row["pk"]) in drawers
     ]
     lap("load")
-    if _rerank_wanted(use_rerank, memory_settings):
+    if rerank:
         hits = _rerank(owner, query, hits, memory_settings.rerank_model, result)
         lap("rerank")
     result.hits = hits[:top_k]
@@ -300,9 +301,16 @@ def _partners(chosen: list[Candidate], drawers: dict[int, Drawer]) -> dict[int, 
     return partners
 
 
-def _rerank_wanted(use_rerank: bool | None, memory_settings: Any) -> bool:
+def _rerank_wanted(use_rerank: bool | None, memory_settings: Any, owner_id: int, result: Recall) -> bool:
+    """Rerank when asked and an LLM is configured, unless the owner is over budget (then the fused
+    order is kept and the response says why)."""
     wanted = memory_settings.use_rerank if use_rerank is None else use_rerank
-    return bool(wanted) and providers.get_llm() is not None
+    if not wanted or providers.get_llm() is None:
+        return False
+    if providers.llm_over_budget(owner_id=owner_id):
+        result.rerank = {"used": False, "reason": "budget_exceeded"}
+        return False
+    return True
 
 
 RERANK_PROMPT = (

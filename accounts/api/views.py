@@ -204,15 +204,24 @@ class UsageOutputSerializer(serializers.Serializer):
 
 
 class UsageSummaryApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        month = serializers.RegexField(
+            r"^\d{4}-\d{2}$", required=False, help_text="YYYY-MM (UTC); default: the current month."
+        )
+
     class OutputSerializer(ListOutput):
         results = UsageOutputSerializer(many=True)
 
     @extend_schema(
         operation_id="usage_summary",
-        summary="Embedding and LLM usage of the owner, per source",
-        description="One row per source, all of them: `next` and `previous` are always null.",
+        summary="Embedding and LLM usage of the owner in one month, per source",
+        description="One row per source used that month, all of them: `next` and `previous` are always null. "
+        "Months are calendar months in UTC, the ones monthly budgets count.",
+        parameters=[InputSerializer],
         responses={200: OutputSerializer, **ERROR_RESPONSES},
     )
     def get(self, request: Request) -> Response:
-        rows = selectors.usage_summary(owner=request_owner(request))
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        rows = selectors.usage_summary(owner=request_owner(request), month=data.validated_data.get("month"))
         return list_response(request, list(UsageOutputSerializer(rows, many=True).data))

@@ -212,7 +212,9 @@ class EpisodeProposeApi(EpisodeApi):
         reason = StrictCharField()
         importance = serializers.FloatField()
         rules = serializers.ListField(child=StrictCharField(), help_text="The rules that matched.")
-        summarizer = StrictCharField(help_text="llm, extractive, or empty when skipped.")
+        summarizer = StrictCharField(
+            help_text="llm, extractive, extractive (budget) when the owner is over budget, or empty when skipped."
+        )
         episode = EpisodeOutput(allow_null=True)
 
     @extend_schema(

@@ -88,11 +88,13 @@ def episode_edit(*, episode: Episode, summary: str) -> Episode:
 class Proposal:
     verdict: heuristics.Verdict
     episode: Episode | None
-    summarizer: str  # "llm" or "extractive"
+    summarizer: str  # "llm", "extractive", or "extractive (budget)" when the owner is over budget
 
 
 def _summarize(*, owner: User, transcript: str) -> tuple[str, list[str], str, str]:
     """(summary, keywords, topic, how): from the LLM when one is configured and answers, else extractive."""
+    if providers.llm_over_budget(owner_id=owner.pk):
+        return (*_extractive(transcript), "extractive (budget)")
     completion = providers.chat(
         owner_id=owner.pk,
         source=UsageRecord.Source.SUMMARIZE,
@@ -115,12 +117,16 @@ def _summarize(*, owner: User, transcript: str) -> tuple[str, list[str], str, st
                 return summary, words or text.keywords(summary), str(data.get("topic", ""))[:200], "llm"
         except (ValueError, KeyError, TypeError):
             logger.warning("the LLM's summary was not the JSON asked for; using the extractive summary")
+    return (*_extractive(transcript), "extractive")
+
+
+def _extractive(transcript: str) -> tuple[str, list[str], str]:
     lines = [line.split(": ", 1) for line in transcript.splitlines()]
     plain = "\n".join(parts[-1] for parts in lines)
     user_side = "\n".join(parts[-1] for parts in lines if parts[0] == "user")
     summary = text.extractive_summary(plain)
     words = text.keywords(user_side or plain)
-    return summary, words, words[0] if words else "", "extractive"
+    return summary, words, words[0] if words else ""
 
 
 def episode_propose(

@@ -89,6 +89,7 @@ class _Prepared:
     tags: list[dict[str, list[str]]]
     extract_ms: float
     excluded: dict[int, int]  # turn index -> the exclusion rule that kept it out
+    llm_skipped: bool = False  # an LLM is configured but the owner is over budget: extracted offline
 
 
 Matcher = Callable[[str], ExclusionRule | None]
@@ -110,10 +111,12 @@ def _prepare(conversation: Conversation, matcher: Matcher) -> tuple[_Prepared | 
     if not turns:
         return None, skipped
     clock = time.perf_counter()
+    # Over budget, providers.chat answers None and extract() takes the offline path; this says why.
+    llm_skipped = providers.llm_over_budget(owner_id=conversation.owner_id)
     found, llm_triples = extract(conversation, [(t.role, t.content) for t in context])
     tags = [extraction.tags_for(t.content, found) for t in turns]
     elapsed = (time.perf_counter() - clock) * 1000
-    return _Prepared(conversation, turns, found, llm_triples, tags, elapsed, skipped), skipped
+    return _Prepared(conversation, turns, found, llm_triples, tags, elapsed, skipped, llm_skipped), skipped
 
 
 def _exclusion_counts(skipped: dict[int, int]) -> dict[str, Any]:
@@ -232,6 +235,8 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
         counts["embedded"] = len(drawers) if vectors is not None else 0
         counts["wings"] = Wing.objects.filter(owner_id=conversation.owner_id).count() - wings_before
         counts.update(_exclusion_counts(p.excluded))
+        if p.llm_skipped:
+            counts["llm"] = "skipped_budget"
         ActivityEvent.objects.create(
             owner_id=conversation.owner_id,
             agent_id=conversation.agent_id,

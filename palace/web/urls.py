@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from palace.web import account, browse, forget, memories, portability
+from palace.web import account, browse, forget, memories, portability, usage
 
 urlpatterns = [
     path("memory", browse.memory_index, name="memory"),
@@ -21,6 +21,7 @@ urlpatterns = [
     path("memory/forget", forget.forget, name="memory-forget"),
     path("memory/forget/receipts/<uuid:receipt_id>", forget.receipt, name="memory-receipt"),
     path("settings/memory", account.settings_memory, name="settings-memory"),
+    path("settings/memory/usage", usage.settings_usage, name="settings-usage"),
     path("settings/memory/export", portability.export, name="settings-export"),
     path("settings/memory/import", portability.import_file, name="settings-import"),
     path("settings/memory/exclusions", account.exclusion_add, name="settings-exclusion-add"),
