@@ -22,6 +22,7 @@ from memory_site.lib.errors import ServiceError
 from palace import selectors
 from palace.services.exclusions import exclusion_preview, exclusion_rule_create, exclusion_rule_delete
 from palace.web.common import page, paginate, person
+from palace.web.usage import usage_context
 
 CHART_DAYS = 30
 
@@ -152,6 +153,7 @@ def _settings_page(request: HttpRequest, form: SettingsForm, exclusion_form: Exc
         "agents": account_selectors.agent_list(owner=owner),
         "rules": account_selectors.exclusion_rule_list(owner=owner),
         "timezones": sorted(zoneinfo.available_timezones()),
+        **usage_context(owner=owner, month=request.GET.get("month")),
     }
     return page(request, "palace/settings.html", context, active="settings-memory", status=400 if errors else 200)
 

@@ -269,3 +269,8 @@ def test_activity_filters_by_agent(owner: Client, personas: Personas, room: Room
     mined = owner.get("/memory/activity", {"agent": str(personas.owner.agent.pk)}).content.decode()
     other = owner.get("/memory/activity", {"agent": str(personas.teammate.agent.pk)}).content.decode()
     assert "<td>memory_mined</td>" in mined and "<td>memory_mined</td>" not in other
+
+
+def test_the_settings_page_shows_this_months_usage_and_budget(owner: Client) -> None:
+    html = owner.get("/settings/memory").content.decode()
+    assert 'id="usage"' in html and "Budget this month" in html
