@@ -108,6 +108,8 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
         "embedding",
         "embedding_model",
         "stated_preference",
+        "pinned",
+        "never_recall",
         "created_at",
     ]
     types = [
@@ -125,6 +127,8 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
         "text",
         "vector",
         "text",
+        "boolean",
+        "boolean",
         "boolean",
         "timestamptz",
     ]
@@ -157,6 +161,8 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
                     texts[base],
                     vector,
                     "bench",
+                    False,
+                    False,
                     False,
                     now,
                 ]

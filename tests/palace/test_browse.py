@@ -88,3 +88,21 @@ def test_other_owners_see_nothing_of_the_palace(api: APIClient, personas: Person
     assert api.get("/api/v1/conversations/c1/drawers", **outsider).json()["count"] == 0
     assert api.get(f"/api/v1/palace/drawers/{drawer.pk}", **personas.teammate.headers).status_code == 200
     assert Drawer.objects.count() == 6
+
+
+def test_room_lists_count_each_rooms_drawers_and_list_a_linked_room_once(personas: Personas, mined: Room) -> None:
+    from palace import selectors
+
+    empty = Room.objects.create(
+        owner=mined.owner,
+        wing=mined.wing,
+        number=99,
+        title="empty",
+        started_at=mined.started_at,
+        ended_at=mined.ended_at,
+    )
+    empty.linked_wings.add(mined.wing)
+    counts = {room.pk: room.drawer_count for room in selectors.rooms_recent(owner=mined.owner)}  # type: ignore[attr-defined]
+    assert counts == {mined.pk: 6, empty.pk: 0}
+    of_wing = [(room.pk, room.drawer_count) for room in selectors.rooms_of_wing(wing=mined.wing)]  # type: ignore[attr-defined]
+    assert sorted(of_wing) == sorted([(mined.pk, 6), (empty.pk, 0)])
