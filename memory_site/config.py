@@ -139,6 +139,7 @@ class Config:
     embedding_model: str
     embedding_dim: int
     embedding_batch_size: int
+    embedding_query_cache_size: int
     embedding_threads: int
     embedding_timeout: int
     openai_base_url: str | None
@@ -238,6 +239,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         embedding_model=env.text("EMBEDDING_MODEL", _DEFAULT_MODELS[provider]),
         embedding_dim=env.integer("EMBEDDING_DIM", _DEFAULT_DIMS[provider], minimum=2, maximum=16000),
         embedding_batch_size=env.integer("EMBEDDING_BATCH_SIZE", 16, minimum=1, maximum=256),
+        embedding_query_cache_size=env.integer("EMBEDDING_QUERY_CACHE_SIZE", 2048, minimum=0, maximum=1_000_000),
         embedding_threads=env.integer("EMBEDDING_THREADS", 2, minimum=1, maximum=64),
         embedding_timeout=env.integer("EMBEDDING_TIMEOUT", 20, minimum=1),
         openai_base_url=env.url("OPENAI_BASE_URL", ("http", "https")),

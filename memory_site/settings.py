@@ -238,6 +238,7 @@ EMBEDDING_MODEL = CONFIG.embedding_model
 # `manage.py reembed` (see the README).
 EMBEDDING_DIM = CONFIG.embedding_dim
 EMBEDDING_BATCH_SIZE = CONFIG.embedding_batch_size
+EMBEDDING_QUERY_CACHE_SIZE = CONFIG.embedding_query_cache_size
 EMBEDDING_THREADS = CONFIG.embedding_threads
 EMBEDDING_TIMEOUT = CONFIG.embedding_timeout
 OPENAI_BASE_URL = CONFIG.openai_base_url

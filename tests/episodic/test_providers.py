@@ -134,3 +134,25 @@ def test_usage_is_summed_per_owner_and_source_over_the_api(api: Any) -> None:
     rows = api.get("/api/v1/usage", **owner.headers).json()["results"]
     assert [(r["source"], r["calls"], r["items"]) for r in rows] == [("memory_embed", 2, 3)]
     assert api.get("/api/v1/usage", **outsider.headers).json()["results"] == []
+
+
+@pytest.mark.django_db
+def test_a_repeated_query_is_embedded_once_per_owner() -> None:
+    owner, other = make_user(), make_user()
+    first = providers.embed_query(owner_id=owner.pk, text="where does my sister live?")
+    again = providers.embed_query(owner_id=owner.pk, text="where does my sister live?")
+    assert first is not None and again == first
+    assert UsageRecord.objects.filter(owner=owner).count() == 1  # the second came from the cache
+    providers.embed_query(owner_id=other.pk, text="where does my sister live?")
+    assert UsageRecord.objects.filter(owner=other).count() == 1  # another owner's query is its own
+
+
+def test_the_query_cache_is_bounded_least_recently_used_out_first() -> None:
+    from episodic.providers import QueryVectors
+
+    cache = QueryVectors(size=2)
+    cache.put((1, "m", "a"), [1.0])
+    cache.put((1, "m", "b"), [2.0])
+    assert cache.get((1, "m", "a")) == [1.0]  # a is now the most recent
+    cache.put((1, "m", "c"), [3.0])
+    assert cache.get((1, "m", "b")) is None and cache.get((1, "m", "a")) == [1.0]
