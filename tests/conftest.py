@@ -7,7 +7,12 @@ from rest_framework.test import APIClient
 
 from tests.factories import Persona, make_persona
 
-pytest_plugins = ["tests.fixtures.celery_worker", "tests.fixtures.providers", "tests.fixtures.redis"]
+pytest_plugins = [
+    "tests.fixtures.celery_worker",
+    "tests.fixtures.live_server",
+    "tests.fixtures.providers",
+    "tests.fixtures.redis",
+]
 
 
 @dataclass(frozen=True)

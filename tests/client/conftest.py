@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from memory_site.config import BASE_DIR
 
@@ -39,12 +38,5 @@ def connect(live_server: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _live_server_connections_closed(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
-    """As tests/e2e/conftest.py's: the live server's request threads can leave database sessions open;
-    end them so the test database can be dropped at the end of the run."""
-    yield
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+def _connections_closed(live_server_connections_closed: None) -> None:
+    """Every test here runs against the live server (tests/fixtures/live_server.py says why)."""
