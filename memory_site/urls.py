@@ -11,6 +11,7 @@ from memory_site.health import HealthApi
 from memory_site.views import home
 from palace.api.urls import api_urlpatterns as palace_api
 from palace.web.urls import urlpatterns as memory_pages
+from webhooks.api.urls import api_urlpatterns as webhooks_api
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
@@ -18,6 +19,7 @@ api_v1: list[URLPattern | URLResolver] = [
     *ledger_api,
     *episodic_api,
     *palace_api,
+    *webhooks_api,
 ]
 
 urlpatterns = [

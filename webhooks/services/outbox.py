@@ -1,0 +1,86 @@
+"""The outbox: events written in the transaction of the change they report, sent to the broker on
+commit, and swept by beat (every minute) when the send never happened or a retry is due.
+
+Delivery is at least once: a task sent twice finds the attempt already claimed (the unique attempt
+number) or the event already delivered, and receivers deduplicate on the stable `webhook-id`."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from datetime import timedelta
+from typing import Any
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from webhooks.models import Delivery, Endpoint, Event
+
+logger = logging.getLogger(__name__)
+
+# Sent by name: services never import tasks (webhooks/tasks.py registers it).
+DELIVER_TASK = "webhooks.deliver"
+SWEEP_BATCH = 500
+
+
+def event_record(*, owner_id: int, type: str, payload: dict[str, Any]) -> Event | None:
+    """The memory_site.events handler: write the event for the owner's endpoints listening to `type`,
+    in the caller's transaction; nothing at all when none listens (memory.recalled is opt-in)."""
+    endpoint_ids = list(
+        Endpoint.objects.filter(owner_id=owner_id, active=True, event_types__contains=[type]).values_list(
+            "pk", flat=True
+        )
+    )
+    if not endpoint_ids:
+        return None
+    return event_create(owner_id=owner_id, type=type, payload=payload, endpoint_ids=endpoint_ids)
+
+
+def event_create(*, owner_id: int, type: str, payload: dict[str, Any], endpoint_ids: list[Any]) -> Event:
+    event = Event.objects.create(owner_id=owner_id, type=type, payload=payload, endpoint_ids=endpoint_ids)
+    transaction.on_commit(functools.partial(event_dispatch, event_id=event.pk))
+    return event
+
+
+def delivery_send(*, event_id: Any, endpoint_id: Any, replay: bool = False, countdown: float = 0) -> bool:
+    try:
+        current_app.send_task(
+            DELIVER_TASK, args=(str(event_id), str(endpoint_id)), kwargs={"replay": replay}, countdown=countdown
+        )
+    except Exception:
+        logger.warning("could not send webhook delivery %s/%s; the sweep will", event_id, endpoint_id, exc_info=True)
+        return False
+    return True
+
+
+def event_dispatch(*, event_id: Any) -> bool:
+    """Hand one delivery per endpoint to the broker; the event is marked dispatched when all went."""
+    event = Event.objects.filter(pk=event_id).only("pk", "endpoint_ids").first()
+    if event is None:
+        return False
+    sent = all([delivery_send(event_id=event.pk, endpoint_id=endpoint_id) for endpoint_id in event.endpoint_ids])
+    if sent:
+        Event.objects.filter(pk=event.pk, dispatched_at__isnull=True).update(dispatched_at=timezone.now())
+    return sent
+
+
+def webhooks_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> dict[str, int]:
+    """Send the events never handed to the broker (older than a minute) and the retries that are due
+    (those whose countdown task was lost, or too far off to be held by the broker)."""
+    now = timezone.now()
+    counts = {"events": 0, "retries": 0}
+    undispatched = Event.objects.filter(dispatched_at__isnull=True, created_at__lt=now - older_than)
+    for event_id in undispatched.order_by("created_at").values_list("pk", flat=True)[:SWEEP_BATCH]:
+        counts["events"] += int(event_dispatch(event_id=event_id))
+    due = Delivery.objects.filter(next_attempt_at__lte=now, delivered_at__isnull=True, endpoint__active=True)
+    for event_id, endpoint_id in due.values_list("event_id", "endpoint_id")[:SWEEP_BATCH]:
+        counts["retries"] += int(delivery_send(event_id=event_id, endpoint_id=endpoint_id))
+    return counts
+
+
+def retry_delay(*, attempt: int, jitter: float) -> float:
+    """Exponential backoff: base x 2^(attempt-1), capped at an hour, scaled by a jitter in [0.5, 1]
+    so that endpoints failing together do not retry together."""
+    return float(min(settings.WEBHOOKS_RETRY_BASE * 2 ** (attempt - 1), 3600.0) * (0.5 + jitter / 2))
