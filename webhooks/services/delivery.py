@@ -20,6 +20,7 @@ from webhooks.services.outbox import delivery_send, retry_delay
 
 # Retries further off than this are left to the sweep (beat, every minute) rather than held by the broker.
 COUNTDOWN_MAX = 300.0
+LEASE_MARGIN = 60.0  # seconds beyond the request's own time limit before a claimed attempt counts as lost
 
 
 def _claim(event: Event, endpoint: Endpoint, replay: bool) -> Delivery | None:
@@ -31,8 +32,14 @@ def _claim(event: Event, endpoint: Endpoint, replay: bool) -> Delivery | None:
             return None
     try:
         with transaction.atomic():
+            # A lease: if this worker dies mid-request, the attempt falls due again once it runs out
+            # (the sweep or the broker's redelivery sends it), so a crash never ends the retries.
+            lease = timedelta(seconds=2 * settings.WEBHOOKS_TIMEOUT + LEASE_MARGIN)
             delivery = Delivery.objects.create(
-                event=event, endpoint=endpoint, attempt=(last.attempt if last else 0) + 1
+                event=event,
+                endpoint=endpoint,
+                attempt=(last.attempt if last else 0) + 1,
+                next_attempt_at=timezone.now() + lease,
             )
             if last is not None:
                 # This attempt is the retry that was due: the sweep must not send it again.
@@ -54,6 +61,7 @@ def delivery_attempt(*, event_id: Any, endpoint_id: Any, replay: bool = False) -
         return None
     outcome = http.post(endpoint=endpoint, event=event)
     now = timezone.now()
+    delivery.next_attempt_at = None  # the lease ends: set again below only if a retry is due
     delivery.status_code, delivery.latency_ms = outcome.status_code, outcome.latency_ms
     delivery.response_snippet, delivery.error = outcome.snippet, outcome.error
     if outcome.ok:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, F, Func
 from django.utils import timezone
 
 from webhooks.models import Delivery, Endpoint, Event
@@ -23,6 +24,7 @@ logger = logging.getLogger(__name__)
 # Sent by name: services never import tasks (webhooks/tasks.py registers it).
 DELIVER_TASK = "webhooks.deliver"
 SWEEP_BATCH = 500
+LOST_AFTER = timedelta(minutes=15)  # a sent delivery task not started by then was lost by the broker
 
 
 def event_record(*, owner_id: int, type: str, payload: dict[str, Any]) -> Event | None:
@@ -70,14 +72,34 @@ def webhooks_sweep(*, older_than: timedelta = timedelta(minutes=1)) -> dict[str,
     """Send the events never handed to the broker (older than a minute) and the retries that are due
     (those whose countdown task was lost, or too far off to be held by the broker)."""
     now = timezone.now()
-    counts = {"events": 0, "retries": 0}
+    counts = {"events": 0, "retries": 0, "lost": 0}
     undispatched = Event.objects.filter(dispatched_at__isnull=True, created_at__lt=now - older_than)
     for event_id in undispatched.order_by("created_at").values_list("pk", flat=True)[:SWEEP_BATCH]:
         counts["events"] += int(event_dispatch(event_id=event_id))
+    counts["lost"] = _resend_lost(now)
     due = Delivery.objects.filter(next_attempt_at__lte=now, delivered_at__isnull=True, endpoint__active=True)
     for event_id, endpoint_id in due.values_list("event_id", "endpoint_id")[:SWEEP_BATCH]:
         counts["retries"] += int(delivery_send(event_id=event_id, endpoint_id=endpoint_id))
     return counts
+
+
+def _resend_lost(now: datetime) -> int:
+    """Events handed to the broker long ago of which an endpoint never saw an attempt: the broker lost
+    the message (a Redis restart without persistence). Only within the retry window."""
+    lost = (
+        Event.objects.filter(
+            dispatched_at__lt=now - LOST_AFTER, created_at__gt=now - timedelta(seconds=settings.WEBHOOKS_RETRY_FOR)
+        )
+        .annotate(attempted=Count("deliveries__endpoint", distinct=True))
+        .filter(attempted__lt=Func(F("endpoint_ids"), function="cardinality"))
+    )
+    sent = 0
+    for event in lost.only("pk", "endpoint_ids")[:SWEEP_BATCH]:
+        attempted = set(Delivery.objects.filter(event=event).values_list("endpoint_id", flat=True))
+        live = Endpoint.objects.filter(pk__in=event.endpoint_ids, active=True).exclude(pk__in=attempted)
+        for endpoint_id in live.values_list("pk", flat=True):
+            sent += int(delivery_send(event_id=event.pk, endpoint_id=endpoint_id))
+    return sent
 
 
 def retry_delay(*, attempt: int, jitter: float) -> float:
