@@ -86,7 +86,7 @@ def test_memory_mined_and_deleted_with_the_receipt_id(personas: Personas) -> Non
     (drawer,) = mine(personas.owner.user, "gym", [{"role": "user", "content": secret}], MARCH)
     mined = Event.objects.get(type="memory.mined")
     assert mined.payload["conversation_id"] == "gym" and mined.payload["drawer_ids"] == [drawer.pk]
-    assert mined.payload["counts"]["drawers"] == 1 and "4471" not in str(mined.payload)
+    assert mined.payload["counts"]["drawers"] == 1 and "4471" not in str(mined.payload) and mined.payload["wing"]
 
     _rolled_back_keep = Event.objects.count()
     with pytest.raises(Undo), transaction.atomic():
@@ -98,6 +98,9 @@ def test_memory_mined_and_deleted_with_the_receipt_id(personas: Personas) -> Non
     deleted = Event.objects.get(type="memory.deleted")
     assert deleted.payload["receipt_id"] == str(receipt.id) and deleted.payload["kind"] == "drawer"
     assert "4471" not in str(deleted.payload) and "locker" not in str(deleted.payload)
+    # The earlier mining event no longer names the wing the forgotten drawer was filed into.
+    mined.refresh_from_db()
+    assert mined.payload["wing"] == "" and mined.payload["forgotten"] is True
 
 
 def test_memory_recalled_only_for_endpoints_that_opted_in(personas: Personas) -> None:

@@ -17,6 +17,8 @@ from django.db import transaction
 from django.db.models import Count, F, Func
 from django.utils import timezone
 
+from memory_site.events import MEMORY_CONSOLIDATED, MEMORY_DELETED, MEMORY_MINED
+from palace.models import ForgetReceipt
 from webhooks.models import Delivery, Endpoint, Event
 
 logger = logging.getLogger(__name__)
@@ -30,6 +32,8 @@ LOST_AFTER = timedelta(minutes=15)  # a sent delivery task not started by then w
 def event_record(*, owner_id: int, type: str, payload: dict[str, Any]) -> Event | None:
     """The memory_site.events handler: write the event for the owner's endpoints listening to `type`,
     in the caller's transaction; nothing at all when none listens (memory.recalled is opt-in)."""
+    if type == MEMORY_DELETED:
+        events_redact(owner_id=owner_id, receipt_id=payload.get("receipt_id"))
     endpoint_ids = list(
         Endpoint.objects.filter(owner_id=owner_id, active=True, event_types__contains=[type]).values_list(
             "pk", flat=True
@@ -38,6 +42,30 @@ def event_record(*, owner_id: int, type: str, payload: dict[str, Any]) -> Event 
     if not endpoint_ids:
         return None
     return event_create(owner_id=owner_id, type=type, payload=payload, endpoint_ids=endpoint_ids)
+
+
+def events_redact(*, owner_id: int, receipt_id: Any) -> int:
+    """Forgetting reaches the outbox too: an earlier event that names what was just forgotten (the wing
+    a mining run filed into, a consolidated entry's key) loses that name, as the activity log's do."""
+    receipt = ForgetReceipt.objects.filter(owner_id=owner_id, pk=receipt_id).first()
+    if receipt is None:
+        return 0
+    drawers = set(receipt.removed_ids.get("drawers", []))
+    short_terms = set(receipt.removed_ids.get("short_term_entries", []))
+    redacted = 0
+    named = Event.objects.filter(owner_id=owner_id, type__in=[MEMORY_MINED, MEMORY_CONSOLIDATED]).only(
+        "pk", "type", "payload"
+    )
+    for event in named.iterator():
+        if event.type == MEMORY_MINED and drawers & {str(pk) for pk in event.payload.get("drawer_ids", [])}:
+            event.payload = {**event.payload, "wing": "", "forgotten": True}
+        elif event.type == MEMORY_CONSOLIDATED and str(event.payload.get("short_term_id")) in short_terms:
+            event.payload = {**event.payload, "key": "", "forgotten": True}
+        else:
+            continue
+        event.save(update_fields=["payload"])
+        redacted += 1
+    return redacted
 
 
 def event_create(*, owner_id: int, type: str, payload: dict[str, Any], endpoint_ids: list[Any]) -> Event:
