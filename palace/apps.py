@@ -10,3 +10,8 @@ class PalaceConfig(AppConfig):
         from palace.models import Drawer
 
         register(Drawer, text_field="content", index_name="drawer_embedding_hnsw")
+
+        from memory_site.events import memory_event_handler_register
+        from palace.services.activity import maintenance_activity_record
+
+        memory_event_handler_register(maintenance_activity_record)

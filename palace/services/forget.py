@@ -36,6 +36,7 @@ from episodic.models import (
     WorkflowPool,
 )
 from ledger.models import WorkingMemorySnapshot
+from memory_site import events
 from memory_site.lib.errors import InvalidFieldError, NotFoundError
 from palace.models import (
     ActivityEvent,
@@ -192,6 +193,12 @@ def forget(*, owner: User, kind: str, ids: list[Any], actor: str = "person") -> 
             owner=owner,
             kind="memory_forgotten",
             data={"receipt_id": str(receipt.id), "kind": kind, "actor": actor, "counts": receipt.counts},
+        )
+        # Ids and counts only: what was deleted is never repeated to anyone.
+        events.memory_event_emit(
+            owner_id=owner.pk,
+            type=events.MEMORY_DELETED,
+            payload={"receipt_id": str(receipt.id), "kind": kind, "actor": actor, "counts": receipt.counts},
         )
     return receipt
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts.models import Agent
 from accounts.services import MESSAGE_MEMORY_PAUSED, memory_require_enabled
+from memory_site import events
 from memory_site.lib.errors import ConflictError, NotFoundError
 from palace.models import Conversation, MiningJob, Turn
 from palace.services.jobs import job_send
@@ -98,9 +99,23 @@ def conversation_create(
                 started_at=started_at or first_timestamp or timezone.now(),
             )
             _add_turns(conversation, turns)
+            if complete:
+                _completed(conversation)
             return _new_job(conversation, ready=complete and auto_mine)
     except IntegrityError:
         raise ConversationExists(MESSAGE_CONVERSATION_EXISTS) from None
+
+
+def _completed(conversation: Conversation) -> None:
+    events.memory_event_emit(
+        owner_id=conversation.owner_id,
+        type=events.CONVERSATION_COMPLETED,
+        payload={
+            "conversation_id": conversation.external_id,
+            "agent_id": str(conversation.agent_id) if conversation.agent_id else None,
+            "turns": conversation.turn_count,
+        },
+    )
 
 
 def _locked_conversation(owner: User, external_id: str) -> Conversation:
@@ -127,6 +142,7 @@ def conversation_complete(*, owner: User, external_id: str) -> MiningJob:
         conversation = _locked_conversation(owner, external_id)
         conversation.complete = True
         conversation.save(update_fields=["complete", "updated_at"])
+        _completed(conversation)
         return _new_job(conversation, ready=auto_mine)
 
 

@@ -17,6 +17,7 @@ from django.utils.text import slugify
 
 from accounts.models import ExclusionRule, UsageRecord
 from episodic import providers
+from memory_site import events
 from memory_site.db import advisory_xact_lock
 from palace import extraction, naming, preferences, titles, topics
 from palace.exclusions import exclusion_matcher
@@ -242,6 +243,18 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
             agent_id=conversation.agent_id,
             kind="memory_mined",
             data={"conversation_id": conversation.external_id, "wing": wing.name, "room": room.number, **counts},
+        )
+        events.memory_event_emit(
+            owner_id=conversation.owner_id,
+            type=events.MEMORY_MINED,
+            payload={
+                "conversation_id": conversation.external_id,
+                "agent_id": str(conversation.agent_id) if conversation.agent_id else None,
+                "wing": wing.name,
+                "room": room.number,
+                "drawer_ids": [d.pk for d in drawers],
+                "counts": {k: v for k, v in counts.items() if not k.startswith("ms_")},
+            },
         )
     return counts
 

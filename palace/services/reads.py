@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Agent
+from memory_site import events
 from memory_site.redis_client import get_redis
 from palace.models import ActivityEvent, Drawer, DrawerRead
 
@@ -131,15 +132,31 @@ def _write(records: list[ReadRecord]) -> int:
         try:
             with transaction.atomic():
                 rows = _rows(records)
-                DrawerRead.objects.bulk_create(rows, ignore_conflicts=True)
+                written = len(DrawerRead.objects.bulk_create(rows, ignore_conflicts=True))
                 _activity(rows)
-                return len(rows)
+                _recalled_events(rows)
+                return written
         except IntegrityError:
             # A drawer or agent deleted between the lookup and the commit (the foreign keys are
             # checked at commit): look again, once.
             if attempt == 2:
                 raise
     return 0
+
+
+def _recalled_events(rows: list[DrawerRead]) -> None:
+    """memory.recalled, one per owner, agent and source of the batch: which agent received which drawers
+    (ids only, never the query). Written with the reads; only for endpoints that opted in."""
+    groups: dict[tuple[int, str | None, str], list[int]] = {}
+    for row in rows:
+        key = (row.owner_id, str(row.agent_id) if row.agent_id else None, str(row.source))
+        groups.setdefault(key, []).append(row.drawer_id)
+    for (owner_id, agent_id, source), drawer_ids in groups.items():
+        events.memory_event_emit(
+            owner_id=owner_id,
+            type=events.MEMORY_RECALLED,
+            payload={"agent_id": agent_id, "source": source, "drawer_ids": sorted(set(drawer_ids))},
+        )
 
 
 def _parse(raw: list[Any]) -> list[ReadRecord]:

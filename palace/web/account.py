@@ -19,6 +19,7 @@ from accounts import selectors as account_selectors
 from accounts.services import SETTINGS_FIELDS, memory_settings_ensure, memory_settings_update
 from episodic.selectors.tiers import tier_counts
 from memory_site.lib.errors import ServiceError
+from memory_site.settings_sections import settings_sections
 from palace import selectors
 from palace.services.exclusions import exclusion_preview, exclusion_rule_create, exclusion_rule_delete
 from palace.web.common import page, paginate, person
@@ -155,6 +156,8 @@ def _settings_page(request: HttpRequest, form: SettingsForm, exclusion_form: Exc
         "timezones": sorted(zoneinfo.available_timezones()),
         **usage_context(owner=owner, month=request.GET.get("month")),
     }
+    context["sections"], extra = settings_sections(owner=owner)
+    context.update(extra)
     return page(request, "palace/settings.html", context, active="settings-memory", status=400 if errors else 200)
 
 

@@ -35,6 +35,7 @@ from episodic.services.maintenance import dedup
 from episodic.services.typed_memories import typed_memory_create
 from memory_site.db import advisory_lock_key
 from ops.models import JobRun
+from palace.models import ActivityEvent
 from tests.conftest import Personas
 from tests.factories import Persona
 
@@ -89,6 +90,8 @@ def test_consolidation_promotes_at_three_reads_and_not_at_two(personas: Personas
     assert promoted.metadata["reads"] == 3 and promoted.importance == pytest.approx(0.7)
     assert ShortTermMemory.objects.get(key="often").promoted_to == promoted
     assert ShortTermMemory.objects.get(key="twice").promoted_to is None
+    logged = ActivityEvent.objects.get(owner=owner.user, kind="memory_consolidated")  # the person's activity log
+    assert logged.agent_id == owner.agent.pk and logged.data["key"] == "often"
 
     # Idempotent: the second run finds nothing.
     assert maintenance.run("consolidation").counts == {"promoted": 0, "deleted": 0}

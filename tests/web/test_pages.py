@@ -274,3 +274,7 @@ def test_activity_filters_by_agent(owner: Client, personas: Personas, room: Room
 def test_the_settings_page_shows_this_months_usage_and_budget(owner: Client) -> None:
     html = owner.get("/settings/memory").content.decode()
     assert 'id="usage"' in html and "Budget this month" in html
+
+
+def test_the_settings_page_includes_the_webhooks_section(owner: Client) -> None:
+    assert 'id="webhooks"' in owner.get("/settings/memory").content.decode()

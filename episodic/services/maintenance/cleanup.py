@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 
 from episodic.models import ContextEntry, Episode, MemoryPool, ShortTermMemory, WorkflowPool
 from episodic.selectors.contexts import entries_live, staleness
 from episodic.services.maintenance.report import Report, batches, delete_in_batches
+from memory_site import events
 
 
 def expired_cleanup(report: Report, now: datetime) -> None:
@@ -60,8 +63,28 @@ def context_rot(report: Report, now: datetime) -> None:
                     report.add("archived", action=f"archive entry {e.pk} (staleness {stale[e.pk]:.3f})")
             continue
         if stale:
-            report.add(
-                "archived",
-                ContextEntry.objects.filter(pk__in=list(stale), archived_at__isnull=True).update(archived_at=now),
-            )
+            report.add("archived", _archive(list(stale), now))
     report.counts.setdefault("archived", 0)
+
+
+def _archive(entry_ids: list[Any], now: datetime) -> int:
+    """Archive the entries not archived meanwhile, with one memory.archived event per owner."""
+    with transaction.atomic():
+        archivable = ContextEntry.objects.select_for_update().filter(pk__in=entry_ids, archived_at__isnull=True)
+        rows = list(archivable.values_list("pk", "owner_id", "context_id"))
+        ContextEntry.objects.filter(pk__in=[pk for pk, _, _ in rows]).update(archived_at=now)
+        by_owner: dict[int, list[tuple[Any, Any]]] = {}
+        for pk, owner_id, context_id in rows:
+            by_owner.setdefault(owner_id, []).append((pk, context_id))
+        for owner_id, entries in by_owner.items():
+            events.memory_event_emit(
+                owner_id=owner_id,
+                type=events.MEMORY_ARCHIVED,
+                payload={
+                    "reason": "context_rot",
+                    "count": len(entries),
+                    "entry_ids": sorted(str(pk) for pk, _ in entries),
+                    "context_ids": sorted({str(c) for _, c in entries}),
+                },
+            )
+    return len(rows)

@@ -16,6 +16,7 @@ from episodic import providers
 from episodic.models import ContextEntry, ShortTermMemory
 from episodic.services.contexts import agent_memory_context
 from episodic.services.maintenance.report import Report, batches, delete_in_batches
+from memory_site import events
 
 # What each kind of short-term entry becomes in long-term memory.
 PROMOTED_AS = {
@@ -85,6 +86,18 @@ def consolidation(report: Report, now: datetime, *, session_id: str | None = Non
                 )
                 if ShortTermMemory.objects.filter(pk=e.pk, promoted_to__isnull=True).update(promoted_to=entry):
                     report.add("promoted")
+                    events.memory_event_emit(
+                        owner_id=e.owner_id,
+                        type=events.MEMORY_CONSOLIDATED,
+                        payload={
+                            "short_term_id": str(e.pk),
+                            "context_entry_id": str(entry.pk),
+                            "agent_id": str(e.agent_id) if e.agent_id else None,
+                            "session_id": e.session_id,
+                            "key": e.key,
+                            "reads": e.access_count,
+                        },
+                    )
     forgettable = scope.filter(expires_at__lte=now, access_count__lt=minimum, promoted_to__isnull=True)
     delete_in_batches(
         report, "deleted", forgettable, lambda e: f"delete expired {e.session_id}/{e.key} ({e.access_count} reads)"

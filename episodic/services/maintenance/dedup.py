@@ -21,6 +21,7 @@ from django.db.models import Model, QuerySet
 from episodic.models import ContextEntry, TypedMemory
 from episodic.selectors.contexts import entries_live
 from episodic.services.maintenance.report import Report
+from memory_site import events
 
 # Neighbours each entry probes for near-duplicates; duplicates of one memory are rarely more.
 DEDUP_NEIGHBOURS = 3
@@ -109,6 +110,16 @@ def merge(kind: _Kind, pairs: list[tuple[Any, Any, float]], now: datetime) -> li
             merged.metadata = {**merged.metadata, "merged_similarity": round(similarity, 4)}
             survivors[survivor.pk] = survivor
             done.append(merged.pk)
+            events.memory_event_emit(
+                owner_id=merged.owner_id,
+                type=events.MEMORY_DEDUPLICATED,
+                payload={
+                    "kind": kind.name,
+                    "survivor_id": str(survivor.pk),
+                    "merged_id": str(merged.pk),
+                    "similarity": round(similarity, 4),
+                },
+            )
         if done:
             fields = ["metadata", "updated_at", *kind.survivor_fields]
             kind.model._default_manager.bulk_update(list(survivors.values()), fields)

@@ -1,0 +1,64 @@
+"""Where a webhook may be sent (SSRF): only http(s), and only to public addresses unless the operator
+allows private ones (WEBHOOKS_ALLOW_PRIVATE). Checked at registration for literal addresses and again at
+every delivery against the address the name resolves to, which is the address then connected to: a name
+that resolves to a public address when registered and to 10.0.0.5 later is refused at delivery."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+MESSAGE_SCHEME = "Only http:// and https:// URLs can receive webhooks."
+MESSAGE_NO_HOST = "The URL has no host."
+MESSAGE_PRIVATE = "The address is private, loopback, link-local, multicast or reserved: refused."
+MESSAGE_UNRESOLVED = "The host name does not resolve."
+
+
+class AddressRefused(Exception):
+    pass
+
+
+def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    # is_global is false for every private, shared (100.64/10), loopback, link-local and reserved range.
+    return not ip.is_global or ip.is_multicast
+
+
+def url_check(url: str) -> tuple[str, int, str]:
+    """The URL's scheme, port and host if it may be registered; raises AddressRefused otherwise."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"http", "https"}:
+        raise AddressRefused(MESSAGE_SCHEME)
+    if not parts.hostname:
+        raise AddressRefused(MESSAGE_NO_HOST)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise AddressRefused(MESSAGE_NO_HOST) from None
+    if not settings.WEBHOOKS_ALLOW_PRIVATE:
+        try:
+            literal = ipaddress.ip_address(parts.hostname)
+        except ValueError:
+            literal = None
+        if (literal is not None and _blocked(literal)) or parts.hostname.lower().rstrip(".") == "localhost":
+            raise AddressRefused(MESSAGE_PRIVATE)
+    return parts.scheme, port, parts.hostname
+
+
+def address_resolve(host: str, port: int) -> str:
+    """The address to connect to: the first the name resolves to, refused if ANY of them is blocked (a
+    name with one public and one private address could be made to reach the private one)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror:
+        raise AddressRefused(MESSAGE_UNRESOLVED) from None
+    addresses = [str(info[4][0]) for info in infos]
+    if not addresses:
+        raise AddressRefused(MESSAGE_UNRESOLVED)
+    if not settings.WEBHOOKS_ALLOW_PRIVATE and any(_blocked(ipaddress.ip_address(a.split("%")[0])) for a in addresses):
+        raise AddressRefused(MESSAGE_PRIVATE)
+    return addresses[0]
