@@ -46,7 +46,9 @@ def _store_and_mine(url: str, key: str) -> dict[str, Any]:
         {"role": "user", "content": LISBON},
         {"role": "assistant", "content": "Lisbon in spring is lovely; she should try the pastel de nata."},
     ]
-    added = structured(_call(url, key, "add_conversation", {"conversation_id": "trip", "turns": turns, "complete": True}))
+    added = structured(
+        _call(url, key, "add_conversation", {"conversation_id": "trip", "turns": turns, "complete": True})
+    )
     deadline = time.monotonic() + 90
     while True:
         job = structured(_call(url, key, "job_status", {"job_id": added["job_id"]}))
@@ -106,17 +108,13 @@ def _assert_outsider_sees_nothing(url: str, key: str, drawer_id: int, added_job:
     assert Drawer.objects.filter(pk=drawer_id).exists()  # the owner's drawer is untouched
 
 
-def test_a_missing_wrong_or_revoked_key_is_refused_before_any_tool_runs(
-    live_server: Any, personas: Personas
-) -> None:
+def test_a_missing_wrong_or_revoked_key_is_refused_before_any_tool_runs(live_server: Any, personas: Personas) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     for headers in ({}, {"Authorization": "Bearer nope"}):
         refused = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
         assert refused.status_code == 401 and refused.json()["message"]
     api_key_revoke(api_key=personas.owner.api_key)
-    refused = httpx.post(
-        f"{live_server.url}/mcp", json=body, headers={"Authorization": f"Bearer {personas.owner.key}"}
-    )
+    refused = httpx.post(f"{live_server.url}/mcp", json=body, headers={"Authorization": f"Bearer {personas.owner.key}"})
     assert refused.status_code == 401 and refused.json() == {"message": "Invalid or revoked API key.", "extra": {}}
 
 
