@@ -8,6 +8,7 @@ from episodic.api.urls import compat_urlpatterns as episodic_compat
 from ledger.api.urls import api_urlpatterns as ledger_api
 from ledger.api.urls import compat_urlpatterns as ledger_compat
 from memory_site.health import HealthApi
+from memory_site.mcp_server.views import McpApi
 from memory_site.views import home
 from palace.api.urls import api_urlpatterns as palace_api
 from palace.web.urls import urlpatterns as memory_pages
@@ -33,6 +34,7 @@ urlpatterns = [
     *ledger_compat,
     *episodic_compat,
     path("api/v1/", include(api_v1)),
+    path("mcp", McpApi.as_view(), name="mcp"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("admin/", admin.site.urls),
