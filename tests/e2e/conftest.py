@@ -24,8 +24,11 @@ SCREENSHOTS = BASE_DIR / "docs" / "screenshots"
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
+    """Per module, not per session: Playwright's sync API keeps an event loop running in this thread
+    while it is open, and tests after it that run their own loop (asyncio.run: the MCP and async client
+    tests) would fail."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
