@@ -6,8 +6,11 @@ Why a Django view speaking the SDK's types, and not the SDK's server or `django-
   running a second server), and every tool would then hop from the event loop into the synchronous ORM
   (`sync_to_async`) — a cost on each call and a change of the web process the issue asks us not to make
   unless `bench/working_memory.py` holds.
-- `django-mcp-server` is Django-native, but it builds on the SDK's `FastMCP` and bridges the async
-  transport from a view, and it would bring its own auth and tool declaration style next to ours.
+- `django-mcp-server` does run inside a WSGI app, but its view (`handle_django_request`) wraps the SDK's
+  Starlette session manager with `async_to_sync`: an event loop and a Starlette request per POST, tools
+  declared as `FastMCP` / `MCPToolset` methods (async over the ORM), and its own auth settings beside our
+  API keys. It is written against the 1.x SDK's `mcp.server.FastMCP`, and it would be a second way to
+  declare operations next to the API classes.
 - The protocol itself composes with WSGI: streamable HTTP lets a server answer each JSON-RPC POST with a
   plain `application/json` body and refuse GET with 405 (no SSE stream is needed when the server never
   initiates messages), and stdio is newline-delimited JSON-RPC. So `/mcp` is one synchronous DRF view,

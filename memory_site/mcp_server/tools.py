@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from palace import assembly
+
 API = "/api/v1"
 MEMORY_TYPES = ["episodic", "semantic", "procedural", "control", "standard", "strategy"]
 FORGET_KINDS = ["drawer", "conversation", "entity"]
@@ -177,8 +179,8 @@ _TOOLS = [
         name="context",
         title="Assemble context",
         description=(
-            "Build one `memory_context` block for a query from every memory layer (palace drawers, typed "
-            "memories, episodes, knowledge-graph facts, the conversation's working memory), deduplicated, "
+            "Build one `memory_context` block for a query from every memory layer (the conversation's working "
+            "memory, short- and long-term memory, episodes, typed memories, palace drawers), deduplicated, "
             "ranked and cut to a token budget. Use it right before an LLM call when you want one block."
         ),
         input_schema=_schema(
@@ -186,7 +188,12 @@ _TOOLS = [
                 "query": {"type": "string", "minLength": 1, "maxLength": 4000},
                 "conversation_id": {**CONVERSATION_ID, "description": "Include this conversation's working memory."},
                 "token_budget": {"type": "integer", "minimum": 50, "maximum": 32000, "description": "Default 1500."},
-                "layers": {"type": "array", "items": {"type": "string"}, "description": "Only these layers."},
+                "layers": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": assembly.layer_names()},
+                    "minItems": 1,
+                    "description": "Only these layers; default all.",
+                },
             },
             ["query"],
         ),
@@ -329,7 +336,8 @@ _TOOLS = [
         title="Facts about an entity",
         description=(
             "What the knowledge graph holds about an entity (a person, project, place...) at a point in time: "
-            "each fact with its validity window (valid_from, valid_to) and the drawer it was learned from."
+            "each relation with its validity window (valid_from, valid_to; null: still true) and "
+            "source_drawer_id, the drawer it was learned from (null when added with kg_add)."
         ),
         input_schema=_schema(
             {

@@ -6,12 +6,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 import httpx
 import pytest
+from mcp.client import Client
 from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from accounts.services import api_key_revoke
-from palace.models import Drawer
+from memory_site.redis_client import get_redis
+from palace.models import Drawer, DrawerRead
+from palace.services import reads
+from palace.tasks import drawer_reads_flush
 from tests.conftest import Personas
 from tests.mcp.client import over_http, structured
 
@@ -81,6 +88,7 @@ def test_a_conversation_added_through_mcp_is_mined_and_recalled_verbatim(
 ) -> None:
     url, key = live_server.url, personas.owner.key
     assert _store_and_mine(url, key)["status"] == "done"
+    get_redis().delete(reads.QUEUE_KEY)
     recalled = structured(_call(url, key, "recall", {"query": "When does Anna fly to Lisbon?", "top_k": 3}))
     lead = recalled["results"][0]
     assert lead["content"] == LISBON
@@ -88,6 +96,11 @@ def test_a_conversation_added_through_mcp_is_mined_and_recalled_verbatim(
     assert lead["wing"]["name"] and lead["room"]["title"]
     assert LISBON in recalled["memory_context"]
     assert Drawer.objects.filter(owner=personas.owner.user, content=LISBON).exists()
+    # Recorded like a REST recall: queued in Redis off the request path, written by the flush.
+    assert get_redis().llen(reads.QUEUE_KEY) > 0
+    drawer_reads_flush()
+    read = DrawerRead.objects.get(drawer_id=lead["drawer_id"])
+    assert read.agent_id == personas.owner.agent.pk and read.source == "recall"
 
     # A teammate (another agent of the same person) shares the memory; an outsider sees none of it.
     shared = structured(_call(url, personas.teammate.key, "recall", {"query": "Anna Lisbon"}))
@@ -100,12 +113,26 @@ def _assert_outsider_sees_nothing(url: str, key: str, drawer_id: int, added_job:
     context = structured(_call(url, key, "context", {"query": "Anna Lisbon"}))
     assert LISBON not in context["memory_context"]
     facts = _call(url, key, "kg_query", {"entity": "Anna"})
-    assert facts.is_error or not structured(facts).get("facts")
+    assert facts.is_error and structured(facts)["status"] == 404  # no such entity for this owner
     refused = _call(url, key, "forget", {"kind": "drawer", "id": drawer_id})
     assert refused.is_error and structured(refused)["status"] == 404
     refused = _call(url, key, "append_turns", {"conversation_id": "trip", "turns": [{"role": "user", "content": "x"}]})
     assert refused.is_error or structured(refused)["conversation_id"] == "trip"
     assert Drawer.objects.filter(pk=drawer_id).exists()  # the owner's drawer is untouched
+
+
+def test_the_sdk_high_level_client_falls_back_from_discover_to_the_handshake(
+    live_server: Any, personas: Personas
+) -> None:
+    async def run() -> list[str]:
+        headers = {"Authorization": f"Bearer {personas.owner.key}"}
+        async with (
+            create_mcp_http_client(headers=headers) as http,
+            Client(streamable_http_client(f"{live_server.url}/mcp", http_client=http)) as client,
+        ):
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert set(anyio.run(run)) == TOOL_NAMES
 
 
 def test_a_missing_wrong_or_revoked_key_is_refused_before_any_tool_runs(live_server: Any, personas: Personas) -> None:
