@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from django.http import StreamingHttpResponse
-from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -18,7 +17,7 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
 from memory_site.api.schema import ERROR_RESPONSES
-from palace.services.portability import export_lines, import_lines
+from palace.services.portability import export_download, import_lines
 from palace.services.portability.format import CONTENT_TYPE
 
 MESSAGE_NO_FILE: Final = (
@@ -54,17 +53,7 @@ class MemoryExportApi(APIView):
     def get(self, request: Request) -> StreamingHttpResponse:
         owner = request_owner(request)
         with_embeddings = request.query_params.get("embeddings", "").lower() in ("1", "true", "yes")
-        response = StreamingHttpResponse(
-            _encoded(export_lines(owner=owner, with_embeddings=with_embeddings)), content_type=CONTENT_TYPE
-        )
-        name = f"loci-export-{owner.username}-{timezone.now():%Y%m%d-%H%M%S}.jsonl"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
-
-
-def _encoded(lines: Iterator[str]) -> Iterator[bytes]:
-    for line in lines:
-        yield line.encode("utf-8")
+        return export_download(owner=owner, with_embeddings=with_embeddings)
 
 
 class MemoryImportApi(APIView):

@@ -3,33 +3,20 @@ POST /api/v1/import, behind the person's login."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from memory_site.lib.errors import ServiceError
-from palace.services.portability import export_lines, import_lines
-from palace.services.portability.format import CONTENT_TYPE
+from palace.services.portability import export_download, import_lines
 from palace.web.common import person
 
 
 @login_required
 def export(request: HttpRequest) -> StreamingHttpResponse:
-    owner = person(request)
-    response = StreamingHttpResponse(_encoded(export_lines(owner=owner)), content_type=CONTENT_TYPE)
-    name = f"loci-export-{owner.username}-{timezone.now():%Y%m%d-%H%M%S}.jsonl"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
-
-
-def _encoded(lines: Iterator[str]) -> Iterator[bytes]:
-    for line in lines:
-        yield line.encode("utf-8")
+    return export_download(owner=person(request))
 
 
 @login_required

@@ -9,7 +9,22 @@
   checks and writes the whole file in one transaction, then embeds what came without vectors.
 """
 
+from django.contrib.auth.models import User
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+
 from palace.services.portability.export import export_lines
+from palace.services.portability.format import CONTENT_TYPE
 from palace.services.portability.load import import_lines
 
-__all__ = ["export_lines", "import_lines"]
+
+def export_download(*, owner: User, with_embeddings: bool = False) -> StreamingHttpResponse:
+    """The owner's export as a streamed JSON-lines attachment (the API's and the settings page's)."""
+    lines = (line.encode("utf-8") for line in export_lines(owner=owner, with_embeddings=with_embeddings))
+    response = StreamingHttpResponse(lines, content_type=CONTENT_TYPE)
+    name = f"loci-export-{owner.username}-{timezone.now():%Y%m%d-%H%M%S}.jsonl"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+__all__ = ["export_download", "export_lines", "import_lines"]
