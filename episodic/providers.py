@@ -195,6 +195,22 @@ def embed_query(*, owner_id: int, text: str) -> list[float] | None:
     return vectors[0]
 
 
+def embed_documents_cached(*, owner_id: int, texts: list[str]) -> list[list[float]] | None:
+    """The texts' embeddings, from the process's cache where it has them, the rest in one batch (recall
+    embeds pending turns with this: the same turn is asked about again until the miner files it)."""
+    model = get_embedder().name
+    found = {text: query_vectors.get((owner_id, model, text)) for text in dict.fromkeys(texts)}
+    missing = [text for text, vector in found.items() if vector is None]
+    if missing:
+        vectors = embed_documents(owner_id=owner_id, texts=missing)
+        if vectors is None:
+            return None
+        for text, vector in zip(missing, vectors, strict=True):
+            found[text] = vector
+            query_vectors.put((owner_id, model, text), vector)
+    return [found[text] for text in texts]  # type: ignore[misc]
+
+
 def chat(
     *,
     owner_id: int,

@@ -46,6 +46,7 @@ from episodic.services.context_entries import entry_search
 from episodic.services.short_term import short_term_read_session
 from ledger.redis_store import RedisUnavailable
 from ledger.selectors import working_memory_get
+from palace import pending
 from palace.recall import recall, recall_skipped
 
 CONTEXT_DEDUP_COSINE = 0.92
@@ -237,8 +238,9 @@ def _drawers(q: ContextQuery) -> list[Piece]:
     return [
         Piece(
             source="drawers",
-            ref=hit.drawer.aaak,
-            label=f"{hit.drawer.aaak} [{hit.drawer.occurred_at.astimezone(q.tz):%Y-%m-%d}] {hit.drawer.role}:",
+            ref=hit.drawer.aaak or pending.POINTER,
+            label=f"{hit.drawer.aaak or pending.POINTER} [{hit.drawer.occurred_at.astimezone(q.tz):%Y-%m-%d}] "
+            f"{hit.drawer.role}:",
             body=hit.drawer.content.strip(),
             relevance=hit.signals["semantic"] if q.vector is not None else 0.5 * hit.signals["keyword"],
             occurred_at=hit.drawer.occurred_at,

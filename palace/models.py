@@ -8,6 +8,7 @@ import uuid
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
 
 from memory_site.models import Created, Embedded, SearchableText, Timestamped, embedding_hnsw_index, search_gin_index
@@ -46,10 +47,20 @@ class Turn(models.Model):
     content = models.TextField()
     timestamp = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # True from the POST until mining files the turn as a drawer (or an exclusion rule keeps it out).
+    # Recall reads pending turns by full text, so a turn is findable as soon as its POST returns, not
+    # only once the worker has got through the backlog in front of it (palace/pending.py).
+    pending = models.BooleanField(default=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["conversation", "index"], name="turn_unique_index")]
         ordering = ["conversation_id", "index"]
+        indexes = [
+            # Only the turns waiting for the miner: a backlog's worth of rows, whatever the table's size.
+            GinIndex(
+                SearchVector("content", config="english"), condition=models.Q(pending=True), name="turn_pending_text"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.conversation_id}#{self.index} {self.role}"

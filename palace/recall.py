@@ -24,6 +24,8 @@ not recalled at all: with nothing relevant, the block is empty.
 Candidates are the union of the best RECALL_CANDIDATES drawers by meaning and by words (and the pins); every signal is
 computed for every candidate, and the fused score is the weighted sum
 `sum of RECALL_WEIGHTS[signal] * signal`, so a result's per-signal scores explain its fused score exactly.
+Turns posted but not filed yet (the miner is behind) join the candidates by full text, embedded on the
+spot with the local embedder, and come back as results without a drawer id or pointer (palace/pending.py).
 A user question and the assistant answer that follows it are one result (the better-scoring turn leads,
 the other comes along as its `partner`); drawers are quoted verbatim, never paraphrased.
 
@@ -54,7 +56,7 @@ from pgvector.django import CosineDistance
 from accounts.models import Agent, MemorySettings, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
-from palace import keywords, preferences, temporal
+from palace import keywords, pending, preferences, temporal
 from palace.models import Drawer
 
 logger = logging.getLogger(__name__)
@@ -81,6 +83,11 @@ class Hit:
     score: float
     signals: dict[str, float]
     partner: Drawer | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Posted, not filed yet: no drawer id, pointer, wing or room (palace/pending.py)."""
+        return self.drawer.pk is None
 
 
 @dataclass
@@ -206,7 +213,13 @@ def recall(
     # One scan of the partial index drawer_owner_pinned (an empty one for an owner without pins).
     pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
     union = list(dict.fromkeys([*semantic_ids, *keyword_ids, *pinned_ids]))
-    if not union:
+    waiting = (
+        pending.pending_rows(owner_id=owner.pk, filters=filters or Filters(), ranker=tsquery, vector=vector)
+        if tsquery is not None
+        else {}
+    )
+    lap("pending")
+    if not union and not waiting:
         return result
 
     # Every signal for every candidate, in one query.
@@ -218,7 +231,8 @@ def recall(
     fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "pinned"]
     fields += ["content", "tags"]
     fields += ["distance"] * (vector is not None) + ["rank"] * (tsquery is not None)
-    rows = {row["pk"]: row for row in rows_qs.values(*fields)}
+    rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
+    rows.update(waiting)
     lap("fetch")
     when = temporal.parse(query, reference, memory_settings.timezone)
     if isinstance(when, temporal.TimeWindow):
@@ -254,8 +268,9 @@ def recall(
     chosen = list(leads.values())[:wanted]
     lap("fusion")
 
-    loaded = Drawer.objects.filter(pk__in=[c.row["pk"] for c in chosen]).select_related("room__wing", "conversation")
-    drawers = {d.pk: d for d in loaded}
+    filed = [c.row["pk"] for c in chosen if not pending.is_pending(c.row["pk"])]
+    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=filed).select_related("room__wing", "conversation")}
+    drawers.update(pending.pending_drawers([c.row for c in chosen if pending.is_pending(c.row["pk"])], owner.pk))
     partner_of = _partners(chosen, drawers)
     hits = [
         Hit(drawer=drawers[pk], score=c.score, signals=dict(c.signals), partner=partner_of.get(pk))
@@ -365,7 +380,8 @@ def render_block(hits: list[Hit], tz: ZoneInfo) -> str:
     for hit in hits:
         drawer = hit.drawer
         when = drawer.occurred_at.astimezone(tz).strftime("%Y-%m-%d %a")
-        lines.append(f"{drawer.aaak} [{when}] {drawer.role}: {_quote(drawer.content)}")
+        pointer = pending.POINTER if hit.pending else drawer.aaak
+        lines.append(f"{pointer} [{when}] {drawer.role}: {_quote(drawer.content)}")
         partner = hit.partner
         if partner is not None:
             text = _quote(partner.content)

@@ -27,7 +27,7 @@ MAX_QUERY_CHARACTERS = 4000
 def _drawer(drawer: Drawer, tz: ZoneInfo) -> dict[str, Any]:
     return {
         "drawer_id": drawer.pk,
-        "pointer": drawer.aaak,
+        "pointer": drawer.aaak or None,
         "role": drawer.role,
         "content": drawer.content,
         "occurred_at": drawer.occurred_at.isoformat(),
@@ -37,11 +37,12 @@ def _drawer(drawer: Drawer, tz: ZoneInfo) -> dict[str, Any]:
 
 def hit_json(hit: Hit, tz: ZoneInfo) -> dict[str, Any]:
     drawer = hit.drawer
-    room = drawer.room
+    room = None if hit.pending else drawer.room
     return {
         **_drawer(drawer, tz),
-        "wing": {"id": room.wing_id, "name": room.wing.name},
-        "room": {"id": room.pk, "number": room.number, "title": room.title},
+        "pending": hit.pending,
+        "wing": {"id": room.wing_id, "name": room.wing.name} if room is not None else None,
+        "room": {"id": room.pk, "number": room.number, "title": room.title} if room is not None else None,
         "conversation_id": drawer.conversation.external_id,
         "tags": drawer.tags,
         "score": hit.score,
@@ -51,8 +52,8 @@ def hit_json(hit: Hit, tz: ZoneInfo) -> dict[str, Any]:
 
 
 class RecallDrawerOutput(serializers.Serializer):
-    drawer_id = serializers.IntegerField()
-    pointer = StrictCharField(help_text="AAAK pointer, e.g. § W-042/R-11/D-007")
+    drawer_id = serializers.IntegerField(allow_null=True, help_text="null for a pending turn (not filed yet).")
+    pointer = StrictCharField(allow_null=True, help_text="AAAK pointer, e.g. § W-042/R-11/D-007; null if pending")
     role = StrictCharField()
     content = StrictCharField(help_text="Verbatim.")
     occurred_at = serializers.DateTimeField(help_text="When it happened (not when it was recorded).")
@@ -71,8 +72,12 @@ class RecallRoomOutput(serializers.Serializer):
 
 
 class RecallHitOutput(RecallDrawerOutput):
-    wing = RecallWingOutput()
-    room = RecallRoomOutput()
+    pending = serializers.BooleanField(
+        help_text="Posted but not filed by the miner yet: found by its words (and meaning, with the local "
+        "embedder); no drawer id, pointer, wing or room until it is filed, seconds later."
+    )
+    wing = RecallWingOutput(allow_null=True)
+    room = RecallRoomOutput(allow_null=True)
     conversation_id = StrictCharField()
     tags = serializers.DictField()
     score = serializers.FloatField(help_text="sum of RECALL_WEIGHTS[signal] * signals[signal]")
@@ -163,7 +168,7 @@ class RecallApi(APIView):
             reference_time=reference,
             use_rerank=fields.get("use_rerank"),
         )
-        received = [hit.drawer.pk for hit in result.hits]
+        received = [hit.drawer.pk for hit in result.hits if not hit.pending]
         received += [hit.partner.pk for hit in result.hits if hit.partner is not None]
         drawer_reads_push(
             agent=request_agent(request), source=DrawerRead.Source.RECALL, query=fields["query"], drawer_ids=received

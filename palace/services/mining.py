@@ -143,6 +143,9 @@ def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[s
     prepared = []
     for conversation in conversations:
         ready, skipped = _prepare(conversation, matchers[conversation.owner_id])
+        if skipped:
+            # Kept out by a rule: never a drawer, and no longer a pending turn recall could find.
+            Turn.objects.filter(conversation=conversation, index__in=list(skipped)).update(pending=False)
         if ready is not None:
             prepared.append(ready)
         elif skipped:
@@ -220,6 +223,8 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
                 )
             )
         Drawer.objects.bulk_create(drawers)
+        # Filed: recall reads them as drawers from now on, no longer as pending turns.
+        Turn.objects.filter(conversation=conversation, index__in=[t.index for t in turns]).update(pending=False)
         counts["drawers"] = len(drawers)
         preferences.record(
             owner_id=conversation.owner_id,

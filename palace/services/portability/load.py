@@ -169,6 +169,7 @@ def _load(loader: Loader, lines: Any, progress: Callable[[int], None] | None) ->
             progress(loader.line)
     loader.flush()
     load_palace.counters_raise(owner=loader.owner)
+    load_palace.turns_mark_filed(owner=loader.owner)
     if progress is not None:
         progress(loader.line)
 

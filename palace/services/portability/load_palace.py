@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib.auth.models import User
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 
 from accounts.models import ExclusionRule, MemorySettings
 from memory_site.lib.errors import ServiceError
@@ -314,6 +314,13 @@ def counters_raise(*, owner: User) -> None:
         counter, _ = PalaceCounter.objects.get_or_create(owner=owner, kind=kind)
         if counter.value < highest:
             PalaceCounter.objects.filter(pk=counter.pk).update(value=highest)
+
+
+def turns_mark_filed(*, owner: User) -> int:
+    """Imported turns that came with their drawer are filed, not pending (palace/pending.py); the others
+    wait for the miner like any posted turn."""
+    filed = Drawer.objects.filter(conversation_id=OuterRef("conversation_id"), turn_index=OuterRef("index"))
+    return Turn.objects.filter(conversation__owner=owner, pending=True).filter(Exists(filed)).update(pending=False)
 
 
 WRITERS: Final = {

@@ -49,8 +49,8 @@ class Job(TypedDict):
 
 
 class RecalledDrawer(TypedDict):
-    drawer_id: int
-    pointer: str
+    drawer_id: int | None  # None for a pending turn: posted, not filed by the miner yet
+    pointer: str | None
     role: str
     content: str
     occurred_at: str
@@ -69,8 +69,9 @@ class Room(TypedDict):
 
 
 class RecallHit(RecalledDrawer):
-    wing: Wing
-    room: Room
+    pending: bool
+    wing: Wing | None
+    room: Room | None
     conversation_id: str
     tags: dict[str, Any]
     score: float
