@@ -122,6 +122,8 @@ class Config:
     log_level: str
     web_concurrency: int
     worker_concurrency: int
+    mining_concurrency: int
+    worker_nice: int
     api_max_body_bytes: int
     api_page_size: int
     api_max_page_size: int
@@ -286,6 +288,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         log_level=env.choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
         web_concurrency=env.integer("WEB_CONCURRENCY", 2, minimum=1, maximum=64),
         worker_concurrency=env.integer("CELERY_WORKER_CONCURRENCY", 2, minimum=1, maximum=64),
+        mining_concurrency=env.integer("CELERY_MINING_CONCURRENCY", 2, minimum=1, maximum=64),
+        worker_nice=env.integer("WORKER_NICE", 10, minimum=0, maximum=19),
         api_max_body_bytes=env.integer("API_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024),
         api_page_size=page_size,
         api_max_page_size=max_page_size,

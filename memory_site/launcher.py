@@ -16,9 +16,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
+from memory_site import queues
 from memory_site.config import BASE_DIR, Config, ConfigError, load_config
 from memory_site.embedded import EmbeddedServers
 
@@ -32,6 +34,24 @@ def _die_with_parent() -> None:
     """In a child: get SIGTERM if the launcher dies, even by SIGKILL, so no process outlives it."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _child_at(nice: int) -> Callable[[], None]:
+    def setup() -> None:
+        _die_with_parent()
+        os.nice(nice)
+
+    return setup
+
+
+def _worker(name: str, queue_names: list[str], concurrency: int) -> list[str]:
+    return [
+        *(str(BIN / "celery"), "-A", "memory_site", "worker"),
+        *("--loglevel", "INFO"),
+        *("--queues", ",".join(queue_names)),
+        *("--concurrency", str(concurrency)),
+        *("--hostname", f"{name}@%h"),
+    ]
 
 
 def _say(message: str) -> None:
@@ -103,16 +123,18 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
             # Two checkouts on one machine would fight over the default ~/.gunicorn/gunicorn.ctl.
             "--no-control-socket",
         ],
-        "worker": [
-            *(str(BIN / "celery"), "-A", "memory_site", "worker"),
-            *("--loglevel", "INFO"),
-            *("--concurrency", str(config.worker_concurrency)),
-            *("--hostname", "worker@%h"),
-        ],
+        # One worker for mining, one for the rest (memory_site/queues.py): a mining backlog never
+        # delays maintenance or webhooks, nor the other way round.
+        "mining": _worker("mining", [queues.MINING], config.mining_concurrency),
+        "worker": _worker("worker", [queues.DEFAULT, queues.MAINTENANCE, queues.WEBHOOKS], config.worker_concurrency),
         "beat": [str(BIN / "celery"), "-A", "memory_site", "beat", "--loglevel", "INFO", "--pidfile="],
     }
     for name, command in commands.items():
-        processes[name] = subprocess.Popen(command, env=env, cwd=BASE_DIR, preexec_fn=_die_with_parent)
+        # The workers yield the cores to the web process: a request waits for no mining batch.
+        nice = config.worker_nice if name in ("mining", "worker") else 0
+        processes[name] = subprocess.Popen(
+            command, env=env, cwd=BASE_DIR, preexec_fn=_die_with_parent if not nice else _child_at(nice)
+        )
     _say(
         f"serving on http://{config.host}:{config.port}/ — API docs /api/docs/, admin /admin/, "
         "health /health. Ctrl-C stops everything."

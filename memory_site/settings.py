@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import dj_database_url
 
-from memory_site import embedded
+from memory_site import embedded, queues
 from memory_site.config import BASE_DIR, load_config
 
 CONFIG = load_config()
@@ -99,7 +99,7 @@ def _redis_url() -> str:
     return embedded.redis_url(CONFIG.state_dir) or f"unix://{embedded.StatePaths(CONFIG.state_dir).redis_socket}?db=0"
 
 
-def _celery_url(redis_url: str) -> str:
+def celery_url(redis_url: str) -> str:
     # Kombu spells a unix socket `redis+socket:///path`, picking the database with ?virtual_host=N
     # (it ignores ?db=N); redis-py spells it `unix:///path?db=N`.
     parts = urlsplit(redis_url)
@@ -199,7 +199,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery -----------------------------------------------------------------------------------
-CELERY_BROKER_URL = _celery_url(REDIS_URL)
+CELERY_BROKER_URL = celery_url(REDIS_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
@@ -215,6 +215,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = CONFIG.task_soft_time_limit
 CELERY_TASK_TIME_LIMIT = CONFIG.task_time_limit
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_CONCURRENCY = CONFIG.worker_concurrency
+CELERY_TASK_ROUTES = queues.ROUTES
 # With acks_late, Redis re-delivers an unacknowledged job after the visibility timeout; it must be
 # longer than the longest job or a running job is handed to a second worker.
 CELERY_BROKER_TRANSPORT_OPTIONS = {

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-from django.db.models import F
+from django.db.models import F, Value
 from django.db.models.functions import Coalesce
 
 from episodic import providers
@@ -59,9 +59,15 @@ def pending_rows(
         turns = turns.filter(occurred_at__lt=filters.until)
     # The same expression as the partial index, so PostgreSQL reads the index.
     matched = turns.annotate(document=SearchVector("content", config="english")).filter(document=ranker)
+    # Chosen by rank over log length: behind a backlog hundreds of turns wait, and a long answer that
+    # repeats a query word would otherwise push out the short turn the query is about. The signal
+    # itself is the plain rank, comparable with the drawers'.
     found = list(
-        matched.annotate(rank=SearchRank(F("document"), ranker, cover_density=True))
-        .order_by("-rank", "pk")
+        matched.annotate(
+            rank=SearchRank(F("document"), ranker, cover_density=True),
+            choice=SearchRank(F("document"), ranker, cover_density=True, normalization=Value(1)),
+        )
+        .order_by("-choice", "pk")
         .values("pk", "conversation_id", "index", "role", "content", "occurred_at", "rank")[:PENDING_CANDIDATES]
     )
     if not found:

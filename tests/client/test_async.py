@@ -47,6 +47,7 @@ async def _every_method(url: str, key: str) -> None:
         assert [r["predicate"] for r in (await loci.kg_entity("Anna"))["relations"]] == ["sister_of"]
         assert len((await loci.kg_timeline("Anna"))["relations"]) == 1
 
+        assert hit["drawer_id"] is not None
         assert (await loci.forget_drawer(hit["drawer_id"]))["counts"]["drawers"] == 1
         assert (await loci.forget_entity("Anna"))["asked"]["kind"] == "entity"
         assert (await loci.forget("typed_memory", [memory["id"]]))["counts"]["typed_memories"] == 1

@@ -37,7 +37,8 @@ def test_a_conversation_is_mined_recalled_verbatim_and_forgotten(loci: Loci, cel
     assert TURNS[2]["content"] in contents
     assert TURNS[2]["content"] in recalled["memory_context"]
     hit = next(hit for hit in recalled["results"] if hit["content"] == TURNS[2]["content"])
-    assert hit["conversation_id"] == "c:1@work" and hit["pointer"].startswith("§ W-")
+    assert hit["conversation_id"] == "c:1@work" and (hit["pointer"] or "").startswith("§ W-")
+    assert hit["drawer_id"] is not None and not hit["pending"]
 
     context = loci.context("What battery does Derek want?", token_budget=500)
     assert "12V20Ah" in context["memory_context"] and context["tokens"] <= 500

@@ -12,7 +12,7 @@ import pytest
 import redis
 from rest_framework.test import APIClient
 
-from memory_site import embedded
+from memory_site import embedded, queues
 from memory_site.celery import app as celery_app
 from palace.models import Drawer, MiningJob
 from palace.services import jobs
@@ -98,5 +98,5 @@ def test_the_outbox_sends_what_a_stopped_broker_missed(api: APIClient, personas:
     assert jobs.outbox_requeue(older_than=timedelta(0)) == {"sent": 1, "failed": 0}
     job.refresh_from_db()
     assert job.enqueued_at is not None
-    queued = redis.Redis.from_url(url).lrange("celery", 0, -1)
+    queued = redis.Redis.from_url(url).lrange(queues.MINING, 0, -1)  # the mining queue's list
     assert any(str(job.id).encode() in message for message in queued)

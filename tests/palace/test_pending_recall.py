@@ -44,7 +44,7 @@ def test_a_posted_turn_is_recalled_before_it_is_mined_and_as_its_drawer_after(pe
     conversation = post(personas.owner, "new", KAYAK)
 
     before = recall(owner=owner, query="Where did I buy the red kayak?")
-    assert [h.drawer.content for h in before.hits][0] == KAYAK
+    assert before.hits[0].drawer.content == KAYAK
     first = before.hits[0]
     assert first.pending and first.drawer.pk is None
     # Embedded on the spot with the local embedder: it competes on meaning, not only on words.
@@ -100,9 +100,7 @@ def test_filters_apply_to_pending_turns(personas: Personas) -> None:
 
 def test_the_recall_api_marks_a_pending_result_and_records_no_read_for_it(personas: Personas, api: APIClient) -> None:
     post(personas.owner, "new", KAYAK)
-    response = api.post(
-        "/api/v1/recall", {"query": "red kayak outfitters"}, format="json", **personas.owner.headers
-    )
+    response = api.post("/api/v1/recall", {"query": "red kayak outfitters"}, format="json", **personas.owner.headers)
     assert response.status_code == 200, response.content
     (result,) = response.json()["results"]
     assert result["pending"] is True
