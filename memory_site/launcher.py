@@ -133,7 +133,10 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
         # The workers yield the cores to the web process: a request waits for no mining batch.
         nice = config.worker_nice if name in ("mining", "worker") else 0
         processes[name] = subprocess.Popen(
-            command, env=env, cwd=BASE_DIR, preexec_fn=_die_with_parent if not nice else _child_at(nice)
+            command,
+            env={**env, "LOCI_PRELOAD_MODELS": "1"} if name == "mining" else env,
+            cwd=BASE_DIR,
+            preexec_fn=_die_with_parent if not nice else _child_at(nice),
         )
     _say(
         f"serving on http://{config.host}:{config.port}/ — API docs /api/docs/, admin /admin/, "
