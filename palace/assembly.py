@@ -234,6 +234,7 @@ def _drawers(q: ContextQuery) -> list[Piece]:
         reference_time=q.reference_time,
         vector=q.vector,
         use_rerank=False,
+        with_vectors=True,
     )
     return [
         Piece(

@@ -65,6 +65,8 @@ SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned")
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 RERANK_POOL = 20
 RERANK_PICKS = 5
+# A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.
+HEAVY_COLUMNS = ("search_vector", "search_text", "embedding")
 PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
 
 
@@ -172,10 +174,12 @@ def recall(
     candidates: int | None = None,
     use_rerank: bool | None = None,
     vector: list[float] | Literal["embed"] | None = "embed",
+    with_vectors: bool = False,
 ) -> Recall:
     """Recall for `owner` (every query is filtered by it). `agent` is the caller: an agent with recall
     disabled gets nothing. `top_k` defaults to the owner's setting. `vector` is the query's embedding
-    when the caller already has it (None: the embedder is down)."""
+    when the caller already has it (None: the embedder is down). The hits' drawers come without their
+    embedding (384 floats to parse each) unless `with_vectors`."""
     memory_settings = memory_settings_ensure(user=owner)
     top_k = top_k or memory_settings.top_k
     skipped = recall_skipped(memory_settings=memory_settings, agent=agent)
@@ -213,11 +217,8 @@ def recall(
     # One scan of the partial index drawer_owner_pinned (an empty one for an owner without pins).
     pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
     union = list(dict.fromkeys([*semantic_ids, *keyword_ids, *pinned_ids]))
-    waiting = (
-        pending.pending_rows(owner_id=owner.pk, filters=filters or Filters(), ranker=tsquery, vector=vector)
-        if tsquery is not None
-        else {}
-    )
+    words = keywords.query_words(query)
+    waiting = pending.pending_rows(owner_id=owner.pk, filters=filters or Filters(), words=words, vector=vector)
     lap("pending")
     if not union and not waiting:
         return result
@@ -269,7 +270,9 @@ def recall(
     lap("fusion")
 
     filed = [c.row["pk"] for c in chosen if not pending.is_pending(c.row["pk"])]
-    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=filed).select_related("room__wing", "conversation")}
+    unread = HEAVY_COLUMNS if not with_vectors else HEAVY_COLUMNS[:2]
+    loaded = Drawer.objects.filter(pk__in=filed).select_related("room__wing", "conversation").defer(*unread)
+    drawers = {d.pk: d for d in loaded}
     drawers.update(pending.pending_drawers([c.row for c in chosen if pending.is_pending(c.row["pk"])], owner.pk))
     partner_of = _partners(chosen, drawers)
     hits = [
@@ -302,7 +305,9 @@ def _partners(chosen: list[Candidate], drawers: dict[int, Drawer]) -> dict[int, 
     for conversation, index in wanted:
         condition |= Q(conversation_id=conversation, turn_index=index)
     partners: dict[int, Drawer] = {}
-    for drawer in Drawer.objects.filter(condition, never_recall=False).select_related("conversation"):
+    for drawer in (
+        Drawer.objects.filter(condition, never_recall=False).select_related("conversation").defer(*HEAVY_COLUMNS)
+    ):
         lead = wanted[(drawer.conversation_id, drawer.turn_index)]
         lead_row = drawers.get(lead)
         if lead_row is None:
