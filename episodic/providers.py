@@ -16,6 +16,8 @@ import functools
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +29,7 @@ from accounts.services import usage_record
 from memory_site.lib.embeddings import (
     KNOWN_DIMS,
     LOCAL_MODEL_DIM,
+    Embedded,
     Embedder,
     EmbeddingError,
     HashingEmbedder,
@@ -124,27 +127,27 @@ def embed_documents(
         return None
     embedder = get_embedder()
     try:
-        result = embedder.embed_documents(texts)
+        result: Embedded | None = embedder.embed_documents(texts)
     except EmbeddingError:
         logger.warning("embedding %d texts failed; they are stored without embeddings", len(texts), exc_info=True)
-        usage_record(
-            owner_id=owner_id,
-            source=source,
-            provider=embedder.provider,
-            model=embedder.name,
-            items=len(texts),
-            succeeded=False,
-        )
-        return None
+        result = None
+    return _metered(owner_id=owner_id, source=source, embedder=embedder, items=len(texts), result=result)
+
+
+def _metered(
+    *, owner_id: int, source: str, embedder: Embedder, items: int, result: Embedded | None
+) -> list[list[float]] | None:
+    """Record an embedding call (failed when `result` is None) and answer its vectors."""
     usage_record(
         owner_id=owner_id,
         source=source,
         provider=embedder.provider,
         model=embedder.name,
-        items=len(texts),
-        input_tokens=result.tokens,
+        items=items,
+        input_tokens=result.tokens if result is not None else 0,
+        succeeded=result is not None,
     )
-    return result.vectors
+    return result.vectors if result is not None else None
 
 
 class QueryVectors:
@@ -180,19 +183,47 @@ class QueryVectors:
 query_vectors = QueryVectors(size=settings.EMBEDDING_QUERY_CACHE_SIZE)
 
 
-def embed_query(*, owner_id: int, text: str) -> list[float] | None:
-    """One text's embedding (a search query, usually), from the process's cache when it was asked
-    lately; a failed embedding is never cached."""
+# Query embeddings run here while the request's thread does the database work that does not need them
+# (keyword candidates, pins, the pending turns). No database access in these threads: the caller meters
+# the call when it collects the vector.
+_query_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="loci-embed")
+
+
+def embed_query_start(*, owner_id: int, text: str) -> Callable[[], list[float] | None]:
+    """Start embedding a query; the function returned waits for its vector (None when the embedder
+    failed or the owner is over a paid embedder's budget), meters it and caches it, in the caller's
+    thread. From the cache at once when the query was asked lately."""
     key = (owner_id, get_embedder().name, text)
     cached = query_vectors.get(key) if query_vectors.size else None
     if cached is not None:
-        return cached
-    vectors = embed_documents(owner_id=owner_id, texts=[text])
-    if not vectors:
-        return None
-    if query_vectors.size:
-        query_vectors.put(key, vectors[0])
-    return vectors[0]
+        return lambda: cached
+    if embedding_over_budget(owner_id=owner_id):
+        return lambda: None
+    embedder = get_embedder()
+    future = _query_pool.submit(embedder.embed_query, text)
+
+    def collect() -> list[float] | None:
+        try:
+            result: Embedded | None = future.result()
+        except EmbeddingError:
+            logger.warning("embedding a query failed; recall goes on without meaning", exc_info=True)
+            result = None
+        vectors = _metered(
+            owner_id=owner_id, source=UsageRecord.Source.EMBED, embedder=embedder, items=1, result=result
+        )
+        if not vectors:
+            return None
+        if query_vectors.size:
+            query_vectors.put(key, vectors[0])
+        return vectors[0]
+
+    return collect
+
+
+def embed_query(*, owner_id: int, text: str) -> list[float] | None:
+    """One text's embedding (a search query, usually), from the process's cache when it was asked
+    lately; a failed embedding is never cached."""
+    return embed_query_start(owner_id=owner_id, text=text)()
 
 
 def embed_documents_cached(*, owner_id: int, texts: list[str]) -> list[list[float]] | None:

@@ -198,14 +198,10 @@ def recall(
         result.timings[stage] = round((now - clock) * 1000, 2)
         clock = now
 
-    if vector == "embed":
-        vector = providers.embed_query(owner_id=owner.pk, text=query)
-    if vector is None:
-        result.degraded.append("semantic")
-    lap("embed")
+    # The query's embedding runs in the background while the keyword candidates and pins are read;
+    # "embed" is then the time left to wait for it.
+    embedding = providers.embed_query_start(owner_id=owner.pk, text=query) if vector == "embed" else None
     queryset = _queryset(owner.pk, filters or Filters())
-    semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
-    lap("semantic")
     tsquery = keywords.keyword_query(query)
     finder = keywords.retrieval_query(query) if tsquery is not None else None
     keyword_ids = (
@@ -213,9 +209,15 @@ def recall(
         if finder is not None and tsquery is not None
         else []
     )
-    lap("keyword")
     # One scan of the partial index drawer_owner_pinned (an empty one for an owner without pins).
     pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
+    lap("keyword")
+    vector = embedding() if embedding is not None else vector if isinstance(vector, list) else None
+    if vector is None:
+        result.degraded.append("semantic")
+    lap("embed")
+    semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
+    lap("semantic")
     union = list(dict.fromkeys([*semantic_ids, *keyword_ids, *pinned_ids]))
     words = keywords.query_words(query)
     waiting = pending.pending_rows(owner_id=owner.pk, filters=filters or Filters(), words=words, vector=vector)
