@@ -11,7 +11,7 @@ with binary COPY, with the drawer HNSW and full-text indexes dropped and rebuilt
 (build times are printed). Later runs add only what is missing, so `--other-drawers 0` first and
 `--other-drawers 1000000` next measures both sizes.
 
-Then --queries distinct queries (the data set's questions, then the opening words of user turns; with
+Then --queries distinct queries (the opening words of user turns, a new draw each run; with
 --repeat the 50 questions in turn, answered from the query-embedding cache after the first round) go one
 at a time through POST /api/v1/recall (embedding the query included) and p50/p95/p99 are printed, with
 the median and p95 time of each stage the service reports (embed, semantic = HNSW probe, keyword =
@@ -26,6 +26,7 @@ import argparse
 import gzip
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -48,11 +49,12 @@ INDEXES = {
 }
 
 
-def distinct_queries(records: list[dict[str, Any]], count: int, *, repeat: bool) -> list[str]:
-    """The data set's questions, then the opening words of user turns (a question an agent would ask
-    about them), each once: an agent rarely asks the same thing twice, and a repeated query would be
-    answered from the query-embedding cache. With --repeat, the 50 questions in turn instead (the
-    cache's best case)."""
+def distinct_queries(records: list[dict[str, Any]], count: int, *, repeat: bool, seed: int = 0) -> list[str]:
+    """The opening words of user turns (a question an agent would ask about them) in an order drawn from
+    `seed`, each once: an agent rarely asks the same thing twice, and a query the service was asked
+    before (in this run or an earlier one: the cache lives as long as the web process) would be answered
+    from its query-embedding cache. With --repeat, the 50 questions in turn instead (the cache's best
+    case)."""
     questions = [r["question"] for r in records]
     if repeat:
         return [questions[i % len(questions)] for i in range(count)]
@@ -63,7 +65,9 @@ def distinct_queries(records: list[dict[str, Any]], count: int, *, repeat: bool)
                 words = turn["content"].split()
                 if turn["role"] == "user" and len(words) >= 6:
                     openings.append(" ".join(words[:14]))
-    return list(dict.fromkeys(questions + openings[::-7]))[:count]
+    openings = list(dict.fromkeys(openings))
+    random.Random(seed).shuffle(openings)
+    return openings[:count]
 
 
 def setup_django() -> None:
@@ -203,6 +207,7 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--repeat", action="store_true", help="cycle the 50 questions (query cache hits)")
+    parser.add_argument("--seed", type=int, help="the draw of queries (default: a new one each run)")
     parser.add_argument("--url", default=f"http://127.0.0.1:{os.environ.get('MEMORY_PORT', '8002')}")
     args = parser.parse_args()
     setup_django()
@@ -215,7 +220,9 @@ def main() -> int:
 
     records = json.load(gzip.open(DATA))
     texts = [t["content"][:600] for r in records for s in r["haystack_sessions"] for t in s][:BASE_TEXTS]
-    questions = distinct_queries(records, args.queries + 10, repeat=args.repeat)
+    draw = args.seed if args.seed is not None else random.randrange(1_000_000)
+    questions = distinct_queries(records, args.queries + 10, repeat=args.repeat, seed=draw)
+    print(f"queries drawn with --seed {draw}" if not args.repeat else "the 50 questions in turn (--repeat)")
     owners = [("bench-recall-main", args.owner_drawers)] + [
         (f"bench-recall-other-{i}", args.other_drawers // max(args.other_owners, 1)) for i in range(args.other_owners)
     ]
