@@ -6,8 +6,10 @@ Each client holds one keep-alive connection and loops over a mix: 40% GET workin
 (merge two fields), 20% ledger check, 10% ledger mark, on a handful of conversations. The client is a
 minimal asyncio HTTP/1.1 client so that the load generator itself costs little CPU on this 2-core
 machine (it shares the cores with the server, so figures are conservative). Prints progress every 5 s,
-then requests/s and p50/p95/p99 latency overall and per operation. Target (issue 4): >= 1,500 req/s
-with p99 <= 20 ms at 16 clients.
+then requests/s and p50/p95/p99 latency overall and per operation. Before each run of the service, the
+same clients and mix run against bench/bare_wsgi.py (the smallest WSGI app) under the web process's
+gunicorn settings, and the service's requests/s are printed as a share of the bare app's. Targets
+(issue 17): >= 30% of the bare app in the same run, with p99 <= 20 ms at 16 clients.
 
 Each client gets its own API key (the rate limit is per key): minted through the API with the key from
 --key / LOCI_BENCH_KEY, else with one minted by manage.py for the user "bench".
@@ -30,6 +32,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
 MIX = [("wm_get", 40), ("wm_put", 30), ("ledger_check", 20), ("ledger_mark", 10)]
 
 
@@ -149,16 +152,47 @@ async def measure(args: argparse.Namespace, keys: list[str]) -> tuple[float, flo
     return rate, p99
 
 
+def start_bare(port: int) -> subprocess.Popen[bytes]:
+    """bench/bare_wsgi.py under the web process's settings in memory_site/launcher.py."""
+    from memory_site.config import load_config
+
+    command = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        "bench.bare_wsgi:app",
+        *("--bind", f"127.0.0.1:{port}"),
+        *("--workers", str(load_config().web_concurrency)),
+        *("--threads", "4"),
+        "--no-control-socket",
+    ]
+    process = subprocess.Popen(command, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).read()
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("the bare WSGI app did not start")
+
+
 async def main_async(args: argparse.Namespace, keys: list[str]) -> None:
-    runs = []
+    runs, bare_runs = [], []
     for index in range(args.runs):
-        print(f"\nrun {index + 1}/{args.runs}", flush=True)
+        if args.bare_port:
+            print(f"\nrun {index + 1}/{args.runs}: the bare WSGI app", flush=True)
+            bare_runs.append(await measure(argparse.Namespace(**{**vars(args), "url": args.bare_url}), keys))
+        print(f"\nrun {index + 1}/{args.runs}: the service", flush=True)
         runs.append(await measure(args, keys))
-    if args.runs > 1:
+    rate, p99 = statistics.median(r for r, _ in runs), statistics.median(p for _, p in runs)
+    print(f"\nservice, median of {args.runs} runs: {rate:,.0f} req/s, p99 {p99:.2f} ms (target p99 <= 20 ms)")
+    if bare_runs:
+        bare = statistics.median(r for r, _ in bare_runs)
         print(
-            f"\nmedian of {args.runs} runs: {statistics.median(r for r, _ in runs):,.0f} req/s, "
-            f"p99 {statistics.median(p for _, p in runs):.2f} ms"
+            f"bare WSGI app, same settings, median of {args.runs} runs: {bare:,.0f} req/s, "
+            f"p99 {statistics.median(p for _, p in bare_runs):.2f} ms"
         )
+        print(f"the service at {100 * rate / bare:.0f}% of the bare app (target >= 30%)")
 
 
 def main() -> int:
@@ -168,10 +202,18 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--runs", type=int, default=3, help="runs of --seconds each; medians are printed")
     parser.add_argument("--key", default=os.environ.get("LOCI_BENCH_KEY"))
+    parser.add_argument("--bare-port", type=int, default=8097, help="where the bare WSGI app listens; 0: no bare app")
     args = parser.parse_args()
+    args.bare_url = f"http://127.0.0.1:{args.bare_port}"
     keys = mint_keys(args.url, args.key, args.clients)
     print(f"{args.clients} clients, {args.runs} runs of {args.seconds:.0f}s against {args.url}", flush=True)
-    asyncio.run(main_async(args, keys))
+    bare = start_bare(args.bare_port) if args.bare_port else None
+    try:
+        asyncio.run(main_async(args, keys))
+    finally:
+        if bare is not None:
+            bare.terminate()
+            bare.wait()
     return 0
 
 

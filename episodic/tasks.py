@@ -16,9 +16,10 @@ def consolidation() -> dict[str, int]:
 
 
 @shared_task(name="episodic.dedup", ignore_result=False)
-def dedup() -> dict[str, int]:
-    """Merge near-duplicate long-term entries and typed memories (the merged ones are kept, deprecated)."""
-    return maintenance.run("dedup").result()
+def dedup(full: bool = False) -> dict[str, int]:
+    """Merge near-duplicate long-term entries and typed memories (the merged ones are kept, deprecated):
+    those added or changed since the last run against all, or every one with `full`."""
+    return maintenance.run("dedup", full=full).result()
 
 
 @shared_task(name="episodic.expired_cleanup", ignore_result=False)

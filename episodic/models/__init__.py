@@ -4,6 +4,7 @@ everything is importable from `episodic.models` as before."""
 
 from episodic.models.contexts import ContextAccessLog, ContextEntry, ContextSnapshot, PersistentContext
 from episodic.models.episodes import Episode
+from episodic.models.maintenance import MaintenanceMark
 from episodic.models.pools import MemoryPool, VersionedData, WorkflowPool, _default_acl
 from episodic.models.short_term import ShortTermMemory
 from episodic.models.typed_memories import TypedMemory
@@ -13,6 +14,7 @@ __all__ = [
     "ContextEntry",
     "ContextSnapshot",
     "Episode",
+    "MaintenanceMark",
     "MemoryPool",
     "PersistentContext",
     "ShortTermMemory",

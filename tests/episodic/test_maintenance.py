@@ -20,6 +20,7 @@ from episodic import tasks
 from episodic.models import (
     ContextEntry,
     Episode,
+    MaintenanceMark,
     MemoryPool,
     PersistentContext,
     ShortTermMemory,
@@ -389,3 +390,75 @@ def test_every_job_runs_through_a_real_worker(personas: Personas, celery_worker:
         assert run.counts == got
     assert ContextEntry.objects.get(pk=missing.pk).embedding is not None
     assert ContextEntry.objects.filter(source_ref__startswith="short_term:").count() == 1
+
+
+# --- dedup, incremental -------------------------------------------------------------------------------
+
+
+def _aged(*entries: ContextEntry, days: int = 2) -> None:
+    """As if written `days` ago: before the mark the tests set."""
+    ContextEntry.objects.filter(pk__in=[e.pk for e in entries]).update(updated_at=timezone.now() - timedelta(days=days))
+
+
+def _mark(days_ago: int) -> None:
+    MaintenanceMark.objects.update_or_create(
+        job="dedup", defaults={"probed_until": timezone.now() - timedelta(days=days_ago)}
+    )
+
+
+def test_incremental_dedup_probes_only_new_rows_but_against_every_old_one(personas: Personas) -> None:
+    context = context_create(agent=personas.owner.agent, name="kb")
+    old = entry(context, "The deploy runs at noon.", unit(0))
+    old_pair = [
+        entry(context, "Backups at two.", unit(3)),
+        entry(context, "Backups run at 2am.", at_similarity(0.95, 3, 4)),
+    ]
+    filler = [entry(context, f"Unrelated fact {i}.", unit(10 + i)) for i in range(5)]
+    _aged(old, *old_pair, *filler)
+    _mark(days_ago=1)
+    new = entry(context, "Deploys run at 12:00.", at_similarity(0.95))
+
+    report = maintenance.run("dedup")
+    assert report.looked_at["probed"] == 1  # only the new entry probes ...
+    assert report.counts["context_entries"] == 1  # ... and finds its old twin
+    assert {old.pk, new.pk} & set(ContextEntry.objects.filter(deprecated_at__isnull=False).values_list("pk", flat=True))
+    # Two old entries were compared when they were new (the mark says so): not again.
+    assert ContextEntry.objects.filter(pk__in=[e.pk for e in old_pair], deprecated_at__isnull=True).count() == 2
+    assert MaintenanceMark.objects.get(job="dedup").probed_until > timezone.now() - timedelta(minutes=1)
+
+    # --full probes them all and merges the old pair too.
+    out = StringIO()
+    call_command("run_maintenance", "dedup", "--full", stdout=out)
+    assert "context_entries 1" in out.getvalue()
+    assert ContextEntry.objects.filter(pk__in=[e.pk for e in old_pair], deprecated_at__isnull=True).count() == 1
+
+
+def test_an_entry_changed_since_the_mark_probes_again(personas: Personas) -> None:
+    context = context_create(agent=personas.owner.agent, name="kb")
+    first, second = entry(context, "The office is in Lyon.", unit(0)), entry(context, "We moved to Lyon.", unit(7))
+    _aged(first, second)
+    _mark(days_ago=1)
+    quiet = maintenance.run("dedup")
+    assert quiet.counts == {"context_entries": 0, "typed_memories": 0} and quiet.looked_at == {"probed": 0}
+    second.refresh_from_db()
+    second.embedding = at_similarity(0.96)  # re-embedded, as an edit does: saved now
+    second.save()
+    report = maintenance.run("dedup")
+    assert report.looked_at["probed"] == 1 and report.counts["context_entries"] == 1
+
+
+def test_the_first_run_and_a_dry_run_probe_all_and_a_dry_run_leaves_the_mark(personas: Personas) -> None:
+    context = context_create(agent=personas.owner.agent, name="kb")
+    entries = [entry(context, f"Fact {i}.", unit(i)) for i in range(4)]
+    _aged(*entries)
+    assert maintenance.run("dedup", dry_run=True).looked_at["probed"] == 4
+    assert not MaintenanceMark.objects.exists()
+    assert maintenance.run("dedup").looked_at["probed"] == 4  # no mark yet: everything
+    assert maintenance.run("dedup").looked_at["probed"] == 0
+
+
+def test_full_is_only_for_dedup() -> None:
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--full is for dedup"):
+        call_command("run_maintenance", "consolidation", "--full")

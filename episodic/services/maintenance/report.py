@@ -17,6 +17,8 @@ class Report:
     dry_run: bool
     counts: dict[str, int] = field(default_factory=dict)
     actions: list[str] = field(default_factory=list)  # what a dry run would do (the first _MAX_LISTED)
+    looked_at: dict[str, int] = field(default_factory=dict)  # rows examined, apart from the changes counted
+
 
     def add(self, name: str, n: int = 1, action: str = "") -> None:
         self.counts[name] = self.counts.get(name, 0) + n
@@ -24,7 +26,7 @@ class Report:
             self.actions.append(action)
 
     def result(self) -> dict[str, int]:
-        return {**self.counts, "dry_run": int(self.dry_run)}
+        return {**self.counts, **self.looked_at, "dry_run": int(self.dry_run)}
 
 
 def batches(queryset: QuerySet[Any], size: int) -> Iterator[list[Any]]:
