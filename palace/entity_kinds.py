@@ -172,6 +172,15 @@ EVENT_AFTER = re.compile(
 AREA_AFTER = re.compile(
     r"^(?:\s+(?:and|or)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+(?:areas?|neighbou?rhoods?|districts?|quarters?)\b"
 )
+# An acronym followed or preceded by these names a degree, a test or a kind of training, not an organisation.
+FIELD_AFTER = re.compile(
+    r"^\s+(?:degrees?|graduates?|students?|syllabus|syllabi|curriculum|programs?|exams?|tests?|prep|scores?|"
+    r"workouts?|training|sessions?|classes|therapy)\b",
+    re.I,
+)
+FIELD_BEFORE = re.compile(
+    r"\b(?i:syllabus|curriculum|degree|studying|major(?:ing)?)\s+(?i:for|in|of)?\s*(?:[A-Z]{2,6}\s*(?:,|and|or|&)\s*)*$"
+)
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
@@ -212,6 +221,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return None
     if known_kind(name):
         return known_kind(name)
+    if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):
+        return "topic"  # "BAMS graduates", "the syllabus for MBBS", "HIIT workouts": a field, not a body
     if EVENT_AFTER.search(after):
         return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event
     if AREA_AFTER.search(after) and kind in ("organisation", "person"):

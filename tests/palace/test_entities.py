@@ -218,3 +218,13 @@ def test_a_lower_case_product_name_is_found_and_a_common_word_is_not() -> None:
 
 def test_an_abbreviation_with_one_lower_case_letter_is_not_a_camel_case_name() -> None:
     assert [run[2] for run in capitalised_runs("We met at the TechX booth and the RnD lab.", set())] == ["TechX"]
+
+
+def test_an_acronym_for_a_degree_or_a_kind_of_training_is_a_topic() -> None:
+    found = _kinds(
+        [
+            ("user", "Compare the syllabus for MBBS and BAMS in Nepal. What are the prospects of BAMS graduates?"),
+            ("user", "I've been doing HIIT workouts three times a week."),
+        ]
+    )
+    assert found.get("BAMS") == "topic" and found.get("HIIT") == "topic"
