@@ -320,7 +320,9 @@ def recurring_names(
             for match in NAME_RUN.finditer(sentence):
                 name = TRAILING_POSSESSIVE.sub("", match.group(0))
                 words = [w for w in name.split() if w not in NAME_PARTICLES]
-                if key(name) in known or all(common_word(w, lower_words) for w in words if w.isalpha()):
+                if any(k == key(name) or k.endswith(f" {key(name)}") for k in known) or all(
+                    common_word(w, lower_words) for w in words if w.isalpha()
+                ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
                     continue
                 if any(name in text[a:b] for a, b in skip) or not_a_name_here(sentence[match.end() : match.end() + 60]):
                     continue

@@ -160,12 +160,17 @@ INSTITUTION = re.compile(
 )
 
 
+ABBREVIATION = re.compile(r"(?=.*[a-z])(?=.{3}$)[A-Z][a-z]?[A-Z][a-z]?")
+
+
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
     if len(text) < 2 or low in NOT_ENTITIES or not re.search(r"[A-Za-z]", text):
         return False
     if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
+        return False
+    if ABBREVIATION.fullmatch(text):  # "RnD", "PhD", "BSc": an abbreviation, not a name
         return False
     words = text.split()
     if len([w for w in words if w not in ("by", "of", "de", "the")]) > 6 or text.endswith(("?", "!")):

@@ -228,3 +228,18 @@ def test_an_acronym_for_a_degree_or_a_kind_of_training_is_a_topic() -> None:
         ]
     )
     assert found.get("BAMS") == "topic" and found.get("HIIT") == "topic"
+
+
+def test_an_abbreviation_is_not_a_name_and_the_tail_of_a_known_name_is_not_another() -> None:
+    turns = [
+        (
+            "user",
+            "Can you give me examples of organizations running such RnD? We stay at the Courtyard by Marriott "
+            "Isla Verde Beach Resort.",
+        ),
+        ("assistant", "The shuttle from the Courtyard by Marriott Isla Verde Beach Resort is free."),
+        ("assistant", "Breakfast at the Courtyard by Marriott Isla Verde Beach Resort starts at seven."),
+    ]
+    found = _kinds(turns)
+    assert "RnD" not in found and "Marriott Isla Verde Beach Resort" not in found
+    assert "Courtyard by Marriott Isla Verde Beach Resort" in found
