@@ -98,7 +98,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         for start, end, text_of, label in _spans(doc, runs):
             if KIND_OF_LABEL.get(label) is None or any(a <= start < b for a, b in covered):
                 continue
-            if not TRAILING_POSSESSIVE.search(text_of) and not_a_name_here(text[end : end + 60]):  # "Yin yoga"
+            if not TRAILING_POSSESSIVE.search(text_of) and not_a_name_here(text_of, text[end : end + 60]):
                 continue
             sub_end = subtitle(text, start, end)
             if sub_end is not None:  # "Narcos: Mexico": one title, not a person and a country
@@ -135,7 +135,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         for start, end, name in runs:  # what NER missed: "the Kawai ES110", "the Billy Bookcase"
             if any(a < end and start < b for a, b in covered) or any(a <= start < b for a, b in skip):
                 continue
-            if not_a_name_here(text[end : end + 60]):
+            if not_a_name_here(name, text[end : end + 60]):
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             if kind is not None and is_plausible(name, "ORG", lower_words):
@@ -324,7 +324,9 @@ def recurring_names(
                     common_word(w, lower_words) for w in words if w.isalpha()
                 ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
                     continue
-                if any(name in text[a:b] for a, b in skip) or not_a_name_here(sentence[match.end() : match.end() + 60]):
+                if any(name in text[a:b] for a, b in skip) or not_a_name_here(
+                    name, sentence[match.end() : match.end() + 60]
+                ):
                     continue
                 counts[name] += 1
                 sentence_of.setdefault(name, sentence[:400])

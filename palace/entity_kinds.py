@@ -165,7 +165,7 @@ EVENT_SUFFIX = re.compile(
 # What follows an event's name: "the TechX conference", "the "24-Hour Bike Ride" charity event".
 EVENT_AFTER = re.compile(
     r"^[\"\u201d']?\s+(?:charity\s+)?(?:conference|convention|summit|expo|festival|fundraiser|gala|tournament|"
-    r"championship|event|exhibition|exhibit|hackathon|retreat|walk|run|race)\b",
+    r"championship|event|exhibition|exhibit|hackathon|retreat)\b",
     re.I,
 )
 # "the Loop and River North areas": a name followed by a word for part of a city.
@@ -223,12 +223,12 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return known_kind(name)
     if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):
         return "topic"  # "BAMS graduates", "the syllabus for MBBS", "HIIT workouts": a field, not a body
-    if EVENT_AFTER.search(after):
-        return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event
     if AREA_AFTER.search(after) and kind in ("organisation", "person"):
         return "place"  # "the Loop and River North areas"
     if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and not PLACE_SUFFIX.search(name)):
         return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adidas Superstar"
+    if EVENT_AFTER.search(after) and kind != "place":
+        return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event (not "a Chicago event")
     if PROJECT_AFTER.search(after):
         return "project"
     if quoted or WORK_CUE.search(before):

@@ -239,9 +239,8 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
 # What follows a capitalised word and makes it a style of something, not a name: "Hatha or Yin yoga",
 # "Earl Grey tea", "Vinyasa flow". spaCy's small model reads such a word as a person.
 STYLE_OF = re.compile(
-    r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-Z][\w-]*)*\s+(?:yoga|flow|pose|poses|style|styles|stitch|knot|braid|breed|"
-    r"tea|blend|roast|cuisine|cooking|dance|dancing|music|painting|architecture|meditation|breathing|technique|"
-    r"method|diet|workout|training|sauce|dressing|cheese|wine|beer|grapes?)\b"
+    r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-Z][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
+    r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wine|grapes?)\b"
 )
 # A quoted or named thing followed by a word for a part of an app: "the "Quick Add" feature", "the Today view".
 UI_ELEMENT_AFTER = re.compile(
@@ -257,9 +256,11 @@ _TITLE_WORD = r"(?:[A-Z][\w'\u2019-]*|\d+)"
 SUBTITLE = re.compile(rf":\s+({_TITLE_WORD}(?:\s+(?:(?:of|the|and|a|in|on|to)\s+)?{_TITLE_WORD}){{0,4}})")
 
 
-def not_a_name_here(after: str) -> bool:
-    """Whether the words after a mention make it a style, a part of an app or a fragment of a longer name."""
-    return bool(STYLE_OF.match(after) or UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after))
+def not_a_name_here(name: str, after: str) -> bool:
+    """Whether the words after a mention make it a style, a part of an app or a fragment of a longer name
+    (a brand stays a brand: "Lipton tea")."""
+    style = STYLE_OF.match(after) and name.lower() not in BRANDS
+    return bool(style or UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after))
 
 
 def subtitle(text: str, start: int, end: int) -> int | None:

@@ -209,6 +209,8 @@ def test_the_words_around_a_name_set_its_kind() -> None:
     assert found.get("Loop", found.get("The Loop")) == "place"
     assert found.get("Beatles") == "organisation"
     assert "Simple and Sincere" not in found  # a quoted phrase, not a title
+    found = _kinds([("user", "Is the Chicago event worth it? I'd bring a Starbucks roast for the road.")])
+    assert found.get("Chicago") == "place" and found.get("Starbucks") == "organisation"
 
 
 def test_a_lower_case_product_name_is_found_and_a_common_word_is_not() -> None:
