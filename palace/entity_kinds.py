@@ -51,7 +51,7 @@ BRANDS = frozenset(
     chanel dior hermes burberry coach fendi versace balenciaga levi's gap h&m patagonia columbia
     reebok puma asics converse vans skechers brooks hoka saucony crocs birkenstock timberland ugg samsung
     sony lg panasonic philips bose sonos jbl canon nikon fujifilm gopro dell lenovo asus acer logitech
-    dyson roomba keurig nespresso vitamix kitchenaid instant toyota honda ford tesla subaru mazda nissan
+    dyson roomba keurig nespresso vitamix kitchenaid toyota honda ford tesla subaru mazda nissan
     hyundai kia volkswagen bmw audi mercedes volvo jeep chevrolet lego hasbro mattel disney marvel pixar
     hbo peacock paramount crunchyroll pandora soundcloud tidal deezer bandcamp shazam headspace calm
     myfitnesspal noom weightwatchers ww nutrisystem hellofresh blueapron chewy petco petsmart homedepot
@@ -82,6 +82,7 @@ BRANDS = frozenset(
     "disney+",
     "prime video",
     "youtube music",
+    "instant pot",  # written "instant pot" in chat; "instant" alone is a word ("instant coffee")
 }
 # Countries and well-known cities written in lower case in chat (palace/places.txt says which).
 PLACES = frozenset(
@@ -91,6 +92,32 @@ PLACES = frozenset(
     for word in line.split()
 )
 PLACE = re.compile(r"(?<![\w@#/.-])(" + "|".join(sorted(PLACES, key=len, reverse=True)) + r")(?![\w/-])", re.I)
+
+
+def _known_names() -> dict[str, tuple[str, str]]:
+    known: dict[str, tuple[str, str]] = {}
+    for line in (Path(__file__).with_name("known_names.txt")).read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            kind, name = (part.strip() for part in line.split(":", 1))
+            known[re.sub(r"^the\s+", "", name.lower())] = (kind, name)
+    return known
+
+
+# Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).
+KNOWN_NAMES = _known_names()
+KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
+# The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
+# skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
+KNOWN = re.compile(
+    r"(?<![\w-])("
+    + "|".join(sorted((re.escape(name) for _, name in KNOWN_NAMES.values() if " " in name), key=len, reverse=True))
+    + r")(?![\w-])"
+)
+
+
+def known_kind(name: str) -> str | None:
+    return KNOWN_KINDS.get(re.sub(r"^the\s+", "", name.lower()))
+
 
 # Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
 # And Instagram"): matched as whole words, any case, in the user's turns.
@@ -114,6 +141,7 @@ BRAND_FORMS = {
     "rei": "REI",
     "masterclass": "MasterClass",
     "ikea": "IKEA",
+    "instant pot": "Instant Pot",
 }
 BRAND = re.compile(
     r"(?<![\w@#/.])(" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?![\w/])", re.I
@@ -134,6 +162,26 @@ ORG_SUFFIX = re.compile(
 EVENT_SUFFIX = re.compile(
     r"\b(?:Festival|Fest|Gala|Summit|Conference|Marathon|Fair|Expo|Awards|Ball|Games|Cup|Week|Challenge)$"
 )
+# What follows an event's name: "the TechX conference", "the "24-Hour Bike Ride" charity event".
+EVENT_AFTER = re.compile(
+    r"^[\"\u201d']?\s+(?:charity\s+)?(?:conference|convention|summit|expo|festival|fundraiser|gala|tournament|"
+    r"championship|event|exhibition|exhibit|hackathon|retreat)\b",
+    re.I,
+)
+# "the Loop and River North areas": a name followed by a word for part of a city.
+AREA_AFTER = re.compile(
+    r"^(?:\s+(?:and|or)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+(?:areas?|neighbou?rhoods?|districts?|quarters?)\b"
+)
+# An acronym followed or preceded by these names a degree, a test or a kind of training, not an organisation.
+FIELD_AFTER = re.compile(
+    r"^\s+(?:degrees?|graduates?|students?|syllabus|syllabi|curriculum|programs?|exams?|tests?|prep|scores?|"
+    r"workouts?|training|sessions?|classes|therapy)\b",
+    re.I,
+)
+FIELD_BEFORE = re.compile(
+    r"\b(?i:syllabus|curriculum|degree|studying|major(?:ing)?)\s+(?i:for|in|of)?\s*(?:[A-Z]{2,6}\s*(?:,|and|or|&)\s*)*$"
+)
+BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
 PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s")
@@ -171,8 +219,16 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
     kind = kind_of(name, label)
     if kind is None:
         return None
+    if known_kind(name):
+        return known_kind(name)
+    if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):
+        return "topic"  # "BAMS graduates", "the syllabus for MBBS", "HIIT workouts": a field, not a body
+    if AREA_AFTER.search(after) and kind in ("organisation", "person"):
+        return "place"  # "the Loop and River North areas"
     if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and not PLACE_SUFFIX.search(name)):
         return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adidas Superstar"
+    if EVENT_AFTER.search(after) and kind != "place":
+        return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event (not "a Chicago event")
     if PROJECT_AFTER.search(after):
         return "project"
     if quoted or WORK_CUE.search(before):
@@ -182,8 +238,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
             return "place"
         if VENUE_CUE.search(before) or THING_AFTER.search(after):
             return "organisation"
-        if name.startswith("The ") and name.endswith("s"):
-            return "organisation"
+        if name.endswith("s") and (name.startswith("The ") or BAND_AFTER.search(after)):
+            return "organisation"  # "The Smiths", "more Beatles songs": a band
     if (
         kind == "organisation"
         and label == "ORG"
@@ -222,3 +278,32 @@ def kind_of(name: str, label: str) -> str | None:
     if re.search(r"\d", name) and kind in ("place", "person"):
         return "organisation"
     return kind
+
+
+def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:
+    """(name, kind) of what the lists find in a user's turn outside the `taken` ranges (NER's mentions,
+    headings): brands in any case ("on craigslist"), lower-case countries and cities ("moving to nepal"),
+    and well-known titles written in full mid-sentence ("and The Economist")."""
+    found: list[tuple[str, str]] = []
+    free = lambda at: not any(a <= at < b for a, b in taken)  # noqa: E731
+    for match in BRAND.finditer(text):
+        raw = match.group(1)
+        if free(match.start()) and not (raw.lower() in BRANDS_NEED_CAPITAL and not raw[0].isupper()):
+            found.append((BRAND_FORMS.get(raw.lower(), raw if not raw.islower() else raw.capitalize()), "organisation"))
+    for match in PLACE.finditer(text):  # NER needs the capital, a person may not type it
+        if match.group(1).islower() and free(match.start()):
+            found.append((match.group(1).capitalize(), "place"))
+    for match in KNOWN.finditer(text):
+        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
+        if free(match.start()) and not opener:
+            found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
+    return found
+
+
+def titled(name: str, quoted: bool, before: str, after: str) -> bool:
+    """A quoted title of common words that the context says is an event or a work: the "24-Hour Bike Ride"
+    charity event, reading "Paws for a Cause" (where a quoted "Simple and Sincere" is just a phrase)."""
+    small = {"a", "an", "the", "of", "for", "and", "or", "in", "on", "to", "with", "at", "by"}
+    words = name.split()
+    title_case = len(words) > 1 and all(w[0].isupper() or w[0].isdigit() or w in small for w in words)
+    return quoted and title_case and bool(EVENT_AFTER.search(after) or WORK_CUE.search(before))

@@ -80,6 +80,10 @@ _CAP_WORD = r"(?:[A-Z][\w\u2019'+&-]*|[A-Z]*\d[\w-]*|#\d+)"
 CAPITALISED_RUN = re.compile(
     rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|into|about|and|or)\s+({_CAP_WORD}(?:\s+{_CAP_WORD}){{0,4}})"
 )
+# A chain's name before "by" and its brand: "Courtyard by Marriott Isla Verde Beach Resort", "Hampton Inn by
+# Hilton". Joined only when the run after "by" ends in a venue word, so "the Mona Lisa by Leonardo" stays apart.
+BRANDED_VENUE = re.compile(r"\b(?:the|a|at)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+by\s+)$")
+VENUE_END = re.compile(r"\b(?:Hotel|Resort|Inn|Suites|Lodge|Hostel|Motel|Spa)$")
 MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-Z]*-?\d[\w-]*$")
 
 
@@ -91,6 +95,9 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     for match in CAPITALISED_RUN.finditer(text):
         name = TRAILING.sub("", match.group(1)).rstrip("-")
         start = match.start(1)
+        brand = BRANDED_VENUE.search(text[max(0, start - 60) : start])
+        if brand and VENUE_END.search(name):  # "the Courtyard by Marriott … Resort"
+            name, start = brand.group(1) + name, start - len(brand.group(1))
         owner = re.match(r"^.*?[\w.]+(?:'s|\u2019s)\s+", name)
         if owner:  # "NEA's Our Town Program": the name is what the possessive owns
             start += owner.end()
@@ -104,7 +111,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         if words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
             continue
         has_model = any(MODEL_NUMBER.match(w) for w in words[1:]) or bool(MODEL_NUMBER.match(words[0]))
-        camel = len(words) == 1 and re.search(r"[a-z][A-Z]", words[0]) is not None  # "TechX", "YogaGlo"
+        # "TechX", "YogaGlo"; not "RnD", an abbreviation with one lower-case letter
+        camel = len(words) == 1 and re.search(r"[a-z][A-Z]", words[0]) is not None and re.search(r"[a-z]{2}", words[0])
         if len(words) < 2 and not (has_model or camel):
             continue
         alpha = [w for w in words if w.isalpha()]
@@ -152,6 +160,9 @@ INSTITUTION = re.compile(
 )
 
 
+ABBREVIATION = re.compile(r"(?=.*[a-z])(?=.{3}$)[A-Z][a-z]?[A-Z][a-z]?")
+
+
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
@@ -159,8 +170,10 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
         return False
+    if ABBREVIATION.fullmatch(text):  # "RnD", "PhD", "BSc": an abbreviation, not a name
+        return False
     words = text.split()
-    if len(words) > 6 or text.endswith(("?", "!")):
+    if len([w for w in words if w not in ("by", "of", "de", "the")]) > 6 or text.endswith(("?", "!")):
         return False
     # One capitalised word that the conversation also writes in lower case: a common noun or interjection.
     # Kept for PERSON/GPE when it is not a common word elsewhere ("Rachel", "Denver").
@@ -221,3 +234,40 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
     words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-z]*" for letter in letters)
     spelled = re.compile(rf"(?<![A-Za-z]){words}(?![A-Za-z])")
     return any(spelled.search(text) for _, text in turns)
+
+
+# What follows a capitalised word and makes it a style of something, not a name: "Hatha or Yin yoga",
+# "Earl Grey tea", "Vinyasa flow". spaCy's small model reads such a word as a person.
+STYLE_OF = re.compile(
+    r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-Z][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
+    r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wine|grapes?)\b"
+)
+# A quoted or named thing followed by a word for a part of an app: "the "Quick Add" feature", "the Today view".
+UI_ELEMENT_AFTER = re.compile(
+    r"^[\"\u201d']?\s+(?:feature|button|view|tab|menu|option|mode|function|setting|settings|screen|icon|toggle|"
+    r"filter|shortcut|template|widget|command|field|panel|toolbar|sidebar|dashboard|wizard|tool)s?\b",
+    re.I,
+)
+# A name followed by a version and another capitalised word is the start of a longer name: "Java SE 11
+# Developer" (a certification), "Office 365 Business".
+VERSION_FRAGMENT = re.compile(r"^\s+v?\d[\w.]*\s+[A-Z]")
+# "Narcos: Mexico", "Star Wars: The Last Jedi": a title and its subtitle, said mid-sentence.
+_TITLE_WORD = r"(?:[A-Z][\w'\u2019-]*|\d+)"
+SUBTITLE = re.compile(rf":\s+({_TITLE_WORD}(?:\s+(?:(?:of|the|and|a|in|on|to)\s+)?{_TITLE_WORD}){{0,4}})")
+
+
+def not_a_name_here(name: str, after: str) -> bool:
+    """Whether the words after a mention make it a style, a part of an app or a fragment of a longer name
+    (a brand stays a brand: "Lipton tea")."""
+    style = STYLE_OF.match(after) and name.lower() not in BRANDS
+    return bool(style or UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after))
+
+
+def subtitle(text: str, start: int, end: int) -> int | None:
+    """The end of "<title>: <Subtitle>" when the mention at text[start:end] is a title's first half, said
+    mid-sentence (not a "Label: value" line, whose first word starts the line)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text[line_start:start].strip() or text[start - 2 : start] in (". ", "! ", "? "):
+        return None
+    match = SUBTITLE.match(text, end)
+    return match.end(1) if match else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from palace import extraction, titles, topics
 from palace.entities import conversation_entities
+from palace.entity_names import capitalised_runs
 
 CHAT = [
     (
@@ -134,3 +135,113 @@ def test_a_country_or_city_written_in_lower_case_is_still_a_place() -> None:
     found = {entity.name: entity.kind for entity in conversation_entities(turns)}
     assert found.get("Nepal") == "place" and found.get("India") == "place"
     assert "China" not in {e.name for e in conversation_entities([("user", "I bought new china plates.")])}
+
+
+def _kinds(turns: list[tuple[str, str]]) -> dict[str, str]:
+    return {entity.name: entity.kind for entity in conversation_entities(turns)}
+
+
+def test_a_style_word_before_a_common_noun_is_not_a_person() -> None:
+    found = _kinds(
+        [
+            ("user", "Should I start with something gentle like Hatha or Yin yoga? I drink Earl Grey tea after."),
+            ("user", "I've been playing bluesy riffs lately, inspired by Dan Auerbach's style."),
+        ]
+    )
+    assert not {"Hatha", "Yin", "Earl Grey"} & set(found)
+    assert found.get("Dan Auerbach") == "person"  # a person's style is still a person
+
+
+def test_a_part_of_an_app_or_a_fragment_of_a_longer_name_is_not_a_wing() -> None:
+    turns = [
+        ("user", "Which task apps and certifications should I look at?"),
+        (
+            "assistant",
+            'Use the "Quick Add" feature in Todoist. Try Oracle Certified Professional, Java SE 11 Developer.',
+        ),
+        (
+            "assistant",
+            'The "Quick Add" feature is fast; the Oracle Certified Associate, Java SE 8 Programmer is easier.',
+        ),
+    ]
+    assert not {"Quick Add", "Java SE"} & set(_kinds(turns))
+
+
+def test_a_title_and_its_subtitle_are_one_work() -> None:
+    found = _kinds([("user", "Thanks for the recs! I've been thinking about checking out Narcos: Mexico next.")])
+    assert found.get("Narcos: Mexico") == "work" and not {"Narcos", "Mexico"} & set(found)
+    found = _kinds([("user", "Trip notes\nParis: Louvre first, then lunch with Rachel.")])
+    assert "Paris: Louvre" not in found  # a "Label: value" line, not a title
+
+
+def test_a_chain_hotel_keeps_its_brand_and_a_painting_keeps_its_painter_apart() -> None:
+    found = _kinds([("user", "We are staying at the Courtyard by Marriott Isla Verde Beach Resort in July.")])
+    assert found.get("Courtyard by Marriott Isla Verde Beach Resort") == "organisation"
+    assert "Marriott Isla Verde Beach Resort" not in found
+    found = _kinds([("user", "I finally saw the Mona Lisa by Leonardo da Vinci in Paris.")])
+    assert not any(" by " in name for name in found)
+
+
+def test_well_known_publications_and_franchises_get_their_kind() -> None:
+    found = _kinds(
+        [
+            ("user", "I've recently started reading The New Yorker and The Economist, and I'm enjoying them."),
+            ("user", "I'm interested in learning more about The Atlantic. My son loves Star Wars too."),
+        ]
+    )
+    assert found.get("The New Yorker", found.get("New Yorker")) == "organisation"
+    assert found.get("The Economist") == "organisation"
+    assert found.get("The Atlantic", found.get("Atlantic")) == "organisation"
+    assert found.get("Star Wars") == "work"
+
+
+def test_the_words_around_a_name_set_its_kind() -> None:
+    found = _kinds(
+        [
+            ("user", "I met a product manager from Google at the TechX conference last month."),
+            ("user", "I think I'll look into the Loop and River North areas for the hotel."),
+            ("user", "I was thinking of exploring more Beatles songs on my acoustic guitar."),
+            ("user", 'Just got back from the "24-Hour Bike Ride" charity event. My card said "Simple and Sincere".'),
+            ("user", "Keep it simple and sincere, they say: I ride my bike for an hour a day."),  # common words
+        ]
+    )
+    assert found.get("TechX") == "work" and found.get("24-Hour Bike Ride") == "work"
+    assert found.get("Loop", found.get("The Loop")) == "place"
+    assert found.get("Beatles") == "organisation"
+    assert "Simple and Sincere" not in found  # a quoted phrase, not a title
+    found = _kinds([("user", "Is the Chicago event worth it? I'd bring a Starbucks roast for the road.")])
+    assert found.get("Chicago") == "place" and found.get("Starbucks") == "organisation"
+
+
+def test_a_lower_case_product_name_is_found_and_a_common_word_is_not() -> None:
+    found = _kinds([("user", "Give me a bolognese recipe using an instant pot, and some instant coffee ideas.")])
+    assert found.get("Instant Pot") == "organisation" and "Instant" not in found
+
+
+def test_an_abbreviation_with_one_lower_case_letter_is_not_a_camel_case_name() -> None:
+    assert [run[2] for run in capitalised_runs("We met at the TechX booth and the RnD lab.", set())] == ["TechX"]
+
+
+def test_an_acronym_for_a_degree_or_a_kind_of_training_is_a_topic() -> None:
+    found = _kinds(
+        [
+            ("user", "Compare the syllabus for MBBS and BAMS in Nepal. What are the prospects of BAMS graduates?"),
+            ("user", "I've been doing HIIT workouts three times a week."),
+        ]
+    )
+    assert found.get("BAMS") == "topic" and found.get("HIIT") == "topic"
+
+
+def test_an_abbreviation_is_not_a_name_and_the_tail_of_a_known_name_is_not_another() -> None:
+    turns = [
+        (
+            "user",
+            "Can you give me examples of organizations running such RnD? We stay at the Courtyard by Marriott "
+            "Isla Verde Beach Resort.",
+        ),
+        ("assistant", "The shuttle from the Courtyard by Marriott Isla Verde Beach Resort is free."),
+        ("assistant", "Breakfast at the Courtyard by Marriott Isla Verde Beach Resort starts at seven."),
+    ]
+    found = _kinds(turns)
+    assert "RnD" not in found and "Marriott Isla Verde Beach Resort" not in found
+    assert "Courtyard by Marriott Isla Verde Beach Resort" in found
