@@ -374,7 +374,7 @@ def test_every_job_runs_through_a_real_worker(personas: Personas, celery_worker:
     pools.pool_create(agent=owner.agent, pool_id="old", expires_at=timezone.now() - timedelta(seconds=1))
     missing = entry(context, "Not embedded yet.", None)
 
-    expected = {
+    expected: dict[Any, dict[str, int]] = {
         tasks.consolidation: {"promoted": 1},
         tasks.dedup: {"context_entries": 1},
         tasks.context_rot: {"archived": 1},
