@@ -14,7 +14,9 @@ Without DATABASE_URL it starts the embedded PostgreSQL and Redis in LOCI_STATE_D
 `.state/longmemeval`), so it never touches the memory of `make run`'s users. With DATABASE_URL it
 only creates and deletes users named `lme-…`.
 
-Writes DIR/results.jsonl (question_id, question_type, ranked_session_ids, gold, timings) and
+Writes DIR/results.jsonl (question_id, question_type, ranked_session_ids, gold, timings),
+DIR/misses.md and DIR/misses.jsonl (each question whose evidence is not all in the top 5 sessions: where
+each evidence session ranked, with its best drawer's signals, and what took the five places) and
 DIR/summary.json, and prints both scorings (bench/lme_scoring.py): LongMemEval's official session-level
 retrieval metrics and the MemPalace-style recall_any@k. Targets (issue 7, dev file, no LLM):
 official recall_all@5 >= 0.95, MemPalace-style recall_any@5 >= 0.99, ndcg_any@10 >= 0.90, all 50 dev
@@ -150,8 +152,10 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
 
 
 def rank_sessions(
-    owner: Any, question: dict[str, Any], session_of: dict[str, str]
+    owner: Any, question: dict[str, Any], session_of: dict[str, str], best: dict[str, dict[str, Any]] | None = None
 ) -> tuple[list[str], dict[str, float]]:
+    """The sessions in recall's order; `best`, when given, receives each reached session's best hit
+    (its place, score, signals and opening words) for the miss report."""
     from palace.models import Conversation
     from palace.recall import recall
 
@@ -167,6 +171,13 @@ def rank_sessions(
             sid = session_of[drawer.conversation.external_id]
             if sid not in ranked:
                 ranked.append(sid)
+                if best is not None:
+                    best[sid] = {
+                        "hit": result.hits.index(hit) + 1,
+                        "score": hit.score,
+                        "signals": hit.signals,
+                        "text": f"{drawer.role}: {drawer.content[:120]}",
+                    }
     newest_first = (
         Conversation.objects.filter(owner=owner).order_by("-started_at").values_list("external_id", flat=True)
     )
@@ -174,6 +185,50 @@ def rank_sessions(
         if sid not in ranked:
             ranked.append(sid)
     return ranked, {"recall_ms": round(elapsed, 2), **{f"{k}_ms": v for k, v in result.timings.items()}}
+
+
+def miss_of(question: dict[str, Any], row: dict[str, Any], best: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """For a question whose evidence is not all in the top 5 sessions: where each evidence session
+    ranked (None: recall did not reach it) and what took the five places."""
+    evidence = set(row["answer_session_ids"])
+    top = row["ranked_session_ids"][:5]
+    if not evidence or evidence <= set(top):
+        return None
+    ranked = row["ranked_session_ids"]
+    return {
+        "question_id": row["question_id"],
+        "question_type": row["question_type"],
+        "question": question["question"],
+        "question_date": question.get("question_date", ""),
+        "evidence": [
+            {"session": sid, "rank": ranked.index(sid) + 1 if sid in best else None, **best.get(sid, {})}
+            for sid in sorted(evidence, key=lambda sid: ranked.index(sid))
+        ],
+        "top5": [{"session": sid, "evidence": sid in evidence, **best.get(sid, {})} for sid in top],
+    }
+
+
+def write_misses(out: Path, misses: list[dict[str, Any]]) -> None:
+    """DIR/misses.jsonl and a readable DIR/misses.md: argue each recall change from these."""
+    with open(out / "misses.jsonl", "w", encoding="utf-8") as handle:
+        for miss in misses:
+            handle.write(json.dumps(miss) + "\n")
+
+    def line(entry: dict[str, Any]) -> str:
+        signals = ", ".join(f"{k} {v:.2f}" for k, v in entry.get("signals", {}).items() if v)
+        where = f"hit {entry['hit']}, score {entry['score']:.3f} ({signals})" if "hit" in entry else "not reached"
+        return f"{entry['session']}: {where} — {entry.get('text', '')!r}"
+
+    parts = [f"# Misses at 5: {len(misses)} question(s) with evidence outside the top 5 sessions\n"]
+    for miss in misses:
+        parts.append(f"## {miss['question_id']} ({miss['question_type']}, asked {miss['question_date']})\n")
+        parts.append(f"> {miss['question']}\n")
+        parts.append("Evidence sessions:\n")
+        parts += [f"- rank {e['rank'] or '—'}: {line(e)}" for e in miss["evidence"]]
+        parts.append("\nThe top 5:\n")
+        parts += [f"{i}. {'EVIDENCE ' if t['evidence'] else ''}{line(t)}" for i, t in enumerate(miss["top5"], 1)]
+        parts.append("")
+    (out / "misses.md").write_text("\n".join(parts) + "\n", encoding="utf-8")
 
 
 def main() -> int:
@@ -216,6 +271,7 @@ def run(questions: list[dict[str, Any]], out: Path, reuse: bool) -> int:
     providers.get_embedder()  # load the model before timing anything
     owners: dict[str, Any] = {}
     rows = []
+    misses: list[dict[str, Any]] = []
     mined_turns = 0
     mining_seconds = 0.0
     started = time.perf_counter()
@@ -229,7 +285,8 @@ def run(questions: list[dict[str, Any]], out: Path, reuse: bool) -> int:
                     mined_turns += owners[key]["turns"]
                     mining_seconds += owners[key]["seconds"]
             owner = owners[key]["owner"]
-            ranked, timings = rank_sessions(owner, question, owners[key]["sessions"])
+            best: dict[str, dict[str, Any]] = {}
+            ranked, timings = rank_sessions(owner, question, owners[key]["sessions"], best)
             row = {
                 "question_id": question["question_id"],
                 "question_type": question.get("question_type", ""),
@@ -243,6 +300,9 @@ def run(questions: list[dict[str, Any]], out: Path, reuse: bool) -> int:
             rows.append(row)
             results.write(json.dumps(row) + "\n")
             results.flush()
+            miss = miss_of(question, row, best)
+            if miss is not None:
+                misses.append(miss)
             hit = lme_scoring.recall_any(ranked, set(row["answer_session_ids"]), 5)
             print(
                 f"[{number}/{len(questions)}] {print_id} {row['question_type']}: "
@@ -264,6 +324,7 @@ def run(questions: list[dict[str, Any]], out: Path, reuse: bool) -> int:
         else None,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_misses(out, misses)
     print(lme_scoring.report(summary))
     return 0
 

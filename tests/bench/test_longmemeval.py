@@ -123,3 +123,29 @@ def test_a_whole_run_on_a_tiny_file(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["run"]["owners_mined"] == 3  # q1 and q2_abs share one ingested owner
     assert "official recall_all" in done.stdout and "MemPalace recall_any" in done.stdout
+    # Every evidence session of these tiny haystacks is in the top 5: no miss to report.
+    assert (out / "misses.jsonl").read_text() == ""
+    assert (out / "misses.md").read_text().startswith("# Misses at 5: 0 question(s)")
+
+
+def test_a_miss_names_where_the_evidence_ranked_and_what_took_the_places() -> None:
+    sys.path.insert(0, str(BASE_DIR / "bench"))
+    from longmemeval import miss_of
+
+    ranked = ["s1", "s2", "s3", "s4", "s5", "ev", "s7"]
+    best = {
+        sid: {"hit": n, "score": 1 - n / 10, "signals": {"semantic": 0.5}, "text": sid}
+        for n, sid in enumerate(ranked, 1)
+    }
+    row = {
+        "question_id": "q",
+        "question_type": "multi-session",
+        "ranked_session_ids": ranked,
+        "answer_session_ids": ["s2", "ev"],
+    }
+    miss = miss_of({"question": "How many?"}, row, best)
+    assert miss is not None
+    assert [(e["session"], e["rank"]) for e in miss["evidence"]] == [("s2", 2), ("ev", 6)]
+    assert [t["evidence"] for t in miss["top5"]] == [False, True, False, False, False]
+    row["answer_session_ids"] = ["s2"]
+    assert miss_of({"question": "How many?"}, row, best) is None
