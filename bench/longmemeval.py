@@ -46,12 +46,23 @@ RANKING_TOP_K = 50  # results asked of recall for the ranking (the API's maximum
 MINE_BATCH = 8  # conversations mined together, as one worker job does
 
 
-def load(path: Path) -> list[dict[str, Any]]:
+DEV_DATA = BASE_DIR.parent / "shared" / "data" / "longmemeval_s_dev50.json.gz"
+HAYSTACK_FIELDS = ("haystack_session_ids", "haystack_dates", "haystack_sessions")
+
+
+def load(path: Path, haystacks: Path = DEV_DATA) -> list[dict[str, Any]]:
+    """A LongMemEval-format file. A question with `haystack_of` (bench/data/longmemeval_hard_dev.json:
+    new questions over the dev questions' haystacks) takes that question's haystack from `haystacks`."""
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         data = json.load(handle)
     if not isinstance(data, list):
         raise SystemExit(f"{path}: expected a JSON list of LongMemEval questions")
+    if any("haystack_of" in q for q in data):
+        by_id = {q["question_id"]: q for q in load(haystacks)}
+        data = [
+            {**q, **{f: by_id[q["haystack_of"]][f] for f in HAYSTACK_FIELDS}} if "haystack_of" in q else q for q in data
+        ]
     return data
 
 
@@ -236,11 +247,12 @@ def main() -> int:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--haystacks", type=Path, default=DEV_DATA, help="where `haystack_of` questions find theirs")
     parser.add_argument("--only-ids", nargs="+", default=None)
     parser.add_argument("--reuse", action="store_true", help="keep owners an earlier run mined (same haystack)")
     args = parser.parse_args()
 
-    questions = load(args.data)
+    questions = load(args.data, args.haystacks)
     if args.only_ids:
         wanted = set(args.only_ids)
         questions = [q for q in questions if q["question_id"] in wanted]
