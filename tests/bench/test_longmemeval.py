@@ -149,3 +149,18 @@ def test_a_miss_names_where_the_evidence_ranked_and_what_took_the_places() -> No
     assert [t["evidence"] for t in miss["top5"]] == [False, True, False, False, False]
     row["answer_session_ids"] = ["s2"]
     assert miss_of({"question": "How many?"}, row, best) is None
+
+
+def test_a_question_written_over_a_dev_haystack_takes_it_and_names_its_gold(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BASE_DIR / "bench"))
+    from longmemeval import load
+
+    haystacks = tmp_path / "dev.json"
+    haystacks.write_text(json.dumps(QUESTIONS))
+    hard = tmp_path / "hard.json"
+    written = {"question_id": "h1", "question": "Which?", "haystack_of": QUESTIONS[0]["question_id"]}
+    hard.write_text(json.dumps([{**written, "evidence_session_ids": ["s3", "answer_s1"]}]))
+    (question,) = load(hard, haystacks)
+    assert question["haystack_sessions"] == QUESTIONS[0]["haystack_sessions"]
+    assert question["haystack_dates"] == QUESTIONS[0]["haystack_dates"]
+    assert lme_scoring.official_gold(question) == {"s3", "answer_s1"}  # named, not read from has_answer
