@@ -19,7 +19,6 @@ class Report:
     actions: list[str] = field(default_factory=list)  # what a dry run would do (the first _MAX_LISTED)
     looked_at: dict[str, int] = field(default_factory=dict)  # rows examined, apart from the changes counted
 
-
     def add(self, name: str, n: int = 1, action: str = "") -> None:
         self.counts[name] = self.counts.get(name, 0) + n
         if action and self.dry_run and len(self.actions) < _MAX_LISTED:
