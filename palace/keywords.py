@@ -6,8 +6,10 @@ a large share of a big owner's drawers for little).
 
 from __future__ import annotations
 
+import math
 import re
 import time
+from collections.abc import Iterable
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
@@ -19,6 +21,7 @@ from palace.models import Drawer
 MAX_QUERY_WORDS = 12
 KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
 COMMON_LEXEME_SHARE = 0.002
+RARE_SHARE = COMMON_LEXEME_SHARE / 4  # what a lexeme the statistics do not list is taken to be
 # Question words that say what kind of answer is wanted, not what it is about.
 QUERY_FILLER = frozenset(
     "many much long often time times ago first last recently remember tell told said say mentioned "
@@ -72,16 +75,52 @@ def forget_common_lexemes() -> None:
     _common = (0.0, {})
 
 
-def retrieval_query(query: str) -> SearchQuery | None:
+def query_lexemes(query: str) -> list[str]:
+    """The query's content words as PostgreSQL's English stemmer stores them."""
+    words = query_words(query)
+    if not words:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', %s)))", [" ".join(words)])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def lexeme_weights(lexemes: list[str]) -> dict[str, float]:
+    """How much each query lexeme says: log(1 / its share of drawers), from PostgreSQL's statistics; a
+    lexeme they do not list counts as rare (RARE_SHARE)."""
+    common = common_lexemes()
+    return {lexeme: math.log(1 / common.get(lexeme, RARE_SHARE)) for lexeme in lexemes}
+
+
+def coverage(matched: Iterable[str], weights: dict[str, float]) -> float:
+    """The weighted share of the query's lexemes a text holds: a drawer naming the one rare thing the
+    query asks about scores high however often it repeats it."""
+    total = sum(weights.values())
+    return sum(weights.get(lexeme, 0.0) for lexeme in set(matched)) / total if total else 0.0
+
+
+_MATCHED_SQL = (
+    "SELECT d.id, ARRAY(SELECT unnest(tsvector_to_array(d.search_vector)) INTERSECT SELECT unnest(%s::text[])) "
+    "FROM palace_drawer d WHERE d.id = ANY(%s)"
+)
+
+
+def matched_lexemes(drawer_ids: list[int], lexemes: list[str]) -> dict[int, list[str]]:
+    """Which of the query's lexemes each drawer's full-text vector holds, in one query."""
+    if not drawer_ids or not lexemes:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_MATCHED_SQL, [lexemes, drawer_ids])
+        return {pk: list(found) for pk, found in cursor.fetchall()}
+
+
+def retrieval_query(query: str, lexemes: list[str] | None = None) -> SearchQuery | None:
     """What finds keyword candidates: the query's informative words only — a lexeme found in more than
     COMMON_LEXEME_SHARE of all drawers would make PostgreSQL read a large share of a big owner's rows
     for little. Common words still count in the keyword signal of every candidate (keyword_query)."""
-    words = query_words(query)
-    if not words:
+    lexemes = query_lexemes(query) if lexemes is None else lexemes
+    if not lexemes:
         return None
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', %s)))", [" ".join(words)])
-        lexemes = [row[0] for row in cursor.fetchall()]
     common = common_lexemes()
     rare = [lexeme for lexeme in lexemes if lexeme not in common]
     if not rare:

@@ -43,7 +43,8 @@ def is_pending(pk: int) -> bool:
 _DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(t.content, ''))"
 _PENDING_SQL = f"""
 SELECT t.id, t.conversation_id, t.index, t.role, t.content, COALESCE(t.timestamp, c.started_at) AS occurred_at,
-       ts_rank_cd({_DOCUMENT}, q.query) AS rank
+       ts_rank_cd({_DOCUMENT}, q.query) AS rank,
+       ARRAY(SELECT unnest(tsvector_to_array({_DOCUMENT})) INTERSECT SELECT unnest(%(lexemes)s::text[])) AS matched
 FROM palace_turn t
 JOIN palace_conversation c ON c.id = t.conversation_id
 LEFT JOIN accounts_agent a ON a.id = c.agent_id
@@ -56,11 +57,11 @@ WHERE t.pending AND c.owner_id = %(owner)s AND {_DOCUMENT} @@ q.query
 ORDER BY ts_rank_cd({_DOCUMENT}, q.query, 1) DESC, t.id
 LIMIT %(limit)s
 """
-_COLUMNS = ("pk", "conversation_id", "index", "role", "content", "occurred_at", "rank")
+_COLUMNS = ("pk", "conversation_id", "index", "role", "content", "occurred_at", "rank", "matched")
 
 
 def pending_rows(
-    *, owner_id: int, filters: Filters, words: list[str], vector: list[float] | None
+    *, owner_id: int, filters: Filters, words: list[str], lexemes: list[str], vector: list[float] | None
 ) -> dict[int, dict[str, Any]]:
     """The owner's pending turns holding any of the query's content `words`, as recall's candidate rows
     (keyed by the negated turn id), with `rank` and, when embedded here, `distance`.
@@ -73,6 +74,7 @@ def pending_rows(
         return {}  # not filed yet: in no wing or room
     params: dict[str, Any] = {
         "words": " or ".join(words),
+        "lexemes": lexemes,
         "owner": owner_id,
         "agent": str(filters.agent_id) if filters.agent_id is not None else None,
         "since": filters.since,
@@ -100,6 +102,7 @@ def pending_rows(
             "content": turn["content"],
             "tags": {},
             "rank": turn["rank"],
+            "matched": turn["matched"],
             "distance": distances[position] if position < len(distances) else None,
         }
     return rows

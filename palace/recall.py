@@ -3,11 +3,12 @@
 Four signals, each normalised to 0..1 for every candidate drawer:
 - **semantic**: cosine similarity of the drawer's embedding to the query's (pgvector HNSW, owner-filtered,
   with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates);
-- **keyword**: PostgreSQL full-text rank (`ts_rank_cd`) of the drawer's content and AAAK tags against
-  the query's content words (`websearch_to_tsquery`, words joined by `or`), divided by the best rank
-  among the candidates; keyword candidates are found by the query's informative words (not in more
-  than 0.2% of drawers, per PostgreSQL's statistics), so a common word never makes it read a large share
-  of a big owner's drawers;
+- **keyword**: the weighted share of the query's content words (as PostgreSQL's English stemmer stores
+  them) that the drawer's content and AAAK tags hold, each word weighted by log(1 / its share of
+  drawers) per PostgreSQL's statistics: a drawer naming the one rare thing the query asks about scores
+  high however often it repeats it, and common words count little. Keyword candidates are found, and
+  ranked by `ts_rank_cd`, by the query's informative words (not in more than 0.2% of drawers), so a
+  common word never makes it read a large share of a big owner's drawers;
 - **temporal**: how well the drawer's time (when it happened, not when it was recorded) fits the date
   the query names, read in the owner's timezone (palace/temporal.py); for "latest / currently" queries,
   recency; 0 for every drawer of a time-neutral query, which therefore gets no temporal effect;
@@ -47,9 +48,8 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.contrib.postgres.search import SearchRank
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -203,7 +203,8 @@ def recall(
     embedding = providers.embed_query_start(owner_id=owner.pk, text=query) if vector == "embed" else None
     queryset = _queryset(owner.pk, filters or Filters())
     tsquery = keywords.keyword_query(query)
-    finder = keywords.retrieval_query(query) if tsquery is not None else None
+    lexemes = keywords.query_lexemes(query) if tsquery is not None else []
+    finder = keywords.retrieval_query(query, lexemes) if tsquery is not None else None
     keyword_ids = (
         keywords.keyword_candidates(queryset, finder, tsquery, pool)
         if finder is not None and tsquery is not None
@@ -220,7 +221,9 @@ def recall(
     lap("semantic")
     union = list(dict.fromkeys([*semantic_ids, *keyword_ids, *pinned_ids]))
     words = keywords.query_words(query)
-    waiting = pending.pending_rows(owner_id=owner.pk, filters=filters or Filters(), words=words, vector=vector)
+    waiting = pending.pending_rows(
+        owner_id=owner.pk, filters=filters or Filters(), words=words, lexemes=lexemes, vector=vector
+    )
     lap("pending")
     if not union and not waiting:
         return result
@@ -229,12 +232,12 @@ def recall(
     rows_qs = Drawer.objects.filter(pk__in=union)
     if vector is not None:
         rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
-    if tsquery is not None:
-        rows_qs = rows_qs.annotate(rank=SearchRank(F("search_vector"), tsquery, cover_density=True))
     fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "pinned"]
     fields += ["content", "tags"]
-    fields += ["distance"] * (vector is not None) + ["rank"] * (tsquery is not None)
+    fields += ["distance"] * (vector is not None)
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
+    for pk, found in keywords.matched_lexemes(union, lexemes).items():
+        rows[pk]["matched"] = found
     rows.update(waiting)
     lap("fetch")
     when = temporal.parse(query, reference, memory_settings.timezone)
@@ -242,7 +245,7 @@ def recall(
         result.when = {"expression": when.label, "start": when.start.isoformat(), "end": when.end.isoformat()}
     elif isinstance(when, temporal.Recency):
         result.when = {"expression": when.label, "recency": True}
-    best_rank = max((float(r.get("rank") or 0.0) for r in rows.values()), default=0.0) or 1.0
+    lexeme_weights = keywords.lexeme_weights(lexemes)
     recurring = preferences.recurring_scores(
         owner_id=owner.pk, query=query, drawers={pk: (r["content"], r["tags"] or {}) for pk, r in rows.items()}
     )
@@ -251,7 +254,7 @@ def recall(
         distance = row.get("distance")
         signals = {
             "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
-            "keyword": round(float(row.get("rank") or 0.0) / best_rank, 6),
+            "keyword": round(keywords.coverage(row.get("matched", ()), lexeme_weights), 6),
             "temporal": round(when.fit(row["occurred_at"]), 6) if when is not None else 0.0,
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
