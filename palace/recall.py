@@ -1,6 +1,6 @@
 """Recall: the drawers an agent should see before its next LLM call, and the `<memory_context>` block.
 
-Four signals, each normalised to 0..1 for every candidate drawer:
+Six signals, each normalised to 0..1 for every candidate drawer:
 - **semantic**: cosine similarity of the drawer's embedding to the query's (pgvector HNSW, owner-filtered,
   with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates);
 - **keyword**: the weighted share of the query's content words (as PostgreSQL's English stemmer stores
@@ -11,8 +11,11 @@ Four signals, each normalised to 0..1 for every candidate drawer:
   common word never makes it read a large share of a big owner's drawers;
 - **temporal**: how well the drawer's time (when it happened, not when it was recorded) fits the date
   the query names, read in the owner's timezone (palace/temporal.py); for "latest / currently" queries,
-  recency; 0 for every drawer of a time-neutral query, which therefore gets no temporal effect;
+  recency (not for a question about an order or a span of events); 0 for every drawer of a time-neutral
+  query, which therefore gets no temporal effect;
 - **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py);
+- **speaker**: for a question in the first person, a user turn's semantic score again: what the person
+  said about themselves is the evidence, an assistant's reply on the subject is commentary;
 - **pinned**: 1 for a drawer the person pinned, else 0. Pinned drawers (up to PINNED_CANDIDATES) join
   every query's candidates, but pass the same relevance test as any other: a pin boosts a relevant
   drawer, it never puts an unrelated one in the block. Without pins every score is what it was.
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -61,7 +65,9 @@ from palace.models import Drawer
 
 logger = logging.getLogger(__name__)
 
-SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned")
+SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker")
+# A question about the person ("what have I …", "my sister") is answered by what they said.
+FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 RERANK_POOL = 20
 RERANK_PICKS = 5
@@ -246,6 +252,7 @@ def recall(
     elif isinstance(when, temporal.Recency):
         result.when = {"expression": when.label, "recency": True}
     lexeme_weights = keywords.lexeme_weights(lexemes)
+    first_person = bool(FIRST_PERSON.search(query))
     recurring = preferences.recurring_scores(
         owner_id=owner.pk, query=query, drawers={pk: (r["content"], r["tags"] or {}) for pk, r in rows.items()}
     )
@@ -259,6 +266,7 @@ def recall(
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
         }
+        signals["speaker"] = signals["semantic"] if first_person and row["role"] == "user" else 0.0
         if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
             continue  # unrelated: time or preference alone never make a drawer relevant
         score = round(sum(weights[name] * signals[name] for name in SIGNALS), 6)

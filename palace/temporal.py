@@ -49,6 +49,14 @@ _RECENCY = re.compile(
     re.I,
 )
 
+# A question about the order of events or the time between them spans them all: "the most recent" in
+# "from the first to the most recent" asks for no recency.
+_SPANNING = re.compile(
+    r"\b(in (?:chronological )?order|chronologic(?:al|ally)|from (?:the )?(?:first|earliest|oldest)|"
+    r"which (?:\w+ )?(?:came|happened|did i \w+) first|before or after|between (?:the|my) .+ and)\b",
+    re.I,
+)
+
 RECENCY_HALF_LIFE_DAYS = 30.0
 
 
@@ -185,6 +193,6 @@ def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWi
     if match := _YEAR.search(text):
         year = int(match.group(1))
         return TimeWindow(datetime(year, 1, 1, tzinfo=tz), datetime(year + 1, 1, 1, tzinfo=tz), match.group(0))
-    if match := _RECENCY.search(text):
+    if (match := _RECENCY.search(text)) and not _SPANNING.search(text):
         return Recency(now, match.group(1).lower())
     return None

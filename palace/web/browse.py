@@ -20,7 +20,13 @@ from palace.web.common import page, paginate, person
 
 MAX_QUERY = 500
 # A signal's name to a person.
-SIGNAL_LABELS = {"semantic": "meaning", "keyword": "words", "temporal": "time", "pinned": "pinned"}
+SIGNAL_LABELS = {
+    "semantic": "meaning",
+    "keyword": "words",
+    "temporal": "time",
+    "speaker": "you said it",
+    "pinned": "pinned",
+}
 
 
 def _found(row: Any) -> Any:

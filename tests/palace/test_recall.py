@@ -402,3 +402,58 @@ def test_the_number_of_queries_does_not_grow_with_the_results(personas: Personas
         return len(captured.captured_queries)
 
     assert queries_for(2) == queries_for(10)
+
+
+def test_what_the_person_said_outranks_an_equally_close_reply_to_a_first_person_question(
+    personas: Personas,
+) -> None:
+    owner = personas.owner.user
+    said, reply = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "I went to two charity runs in the park."},
+            {"role": "assistant", "content": "Charity runs in parks are popular in spring."},
+        ],
+        MARCH,
+    )
+    other_said, other_reply = mine(
+        owner,
+        "c2",
+        [
+            {"role": "user", "content": "Tell me about the marathon."},
+            {"role": "assistant", "content": "The park hosts charity runs every May."},
+        ],
+        MARCH,
+    )
+    for drawer in (said, other_said):
+        set_vector(drawer, unit((0, 0.6), (1, 0.8)))
+    for drawer in (reply, other_reply):  # the replies are a little closer to the query
+        set_vector(drawer, unit((0, 0.65), (1, 0.76)))
+    asked = recall(owner=owner, query="which charity runs have I been to?", vector=unit((0, 1.0)))
+    assert asked.hits[0].drawer.pk == said.pk
+    assert asked.hits[0].signals["speaker"] == asked.hits[0].signals["semantic"] > 0
+    assert all(h.signals["speaker"] == 0 for h in asked.hits if h.drawer.role == "assistant")
+    neutral = recall(owner=owner, query="charity runs in the park", vector=unit((0, 1.0)))
+    assert all(h.signals["speaker"] == 0 for h in neutral.hits)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Put the charity events I went to in order, from the first to the most recent.",
+        "Which did I do first, the gala or the bike ride?",
+        "How many days were there between the gala and my most recent race?",
+    ],
+)
+def test_a_question_about_order_or_spans_asks_for_no_recency(query: str) -> None:
+    from palace import temporal
+
+    assert temporal.parse(query, MARCH) is None
+
+
+def test_a_question_about_the_latest_still_asks_for_recency() -> None:
+    from palace import temporal
+
+    parsed = temporal.parse("What is my most recent race time?", MARCH)
+    assert isinstance(parsed, temporal.Recency)
