@@ -212,7 +212,15 @@ def _daily_at(env: _Env) -> tuple[int, int]:
 # Recall fuses normalised per-signal scores with these weights (palace/recall.py documents each signal).
 # `pinned` lifts a relevant pinned drawer over about 0.2 of similarity: above its equals and near rivals,
 # never over a much better match.
-RECALL_WEIGHTS = {"semantic": 1.0, "keyword": 0.3, "temporal": 0.3, "preference": 0.1, "pinned": 0.2, "speaker": 0.15}
+RECALL_WEIGHTS = {
+    "semantic": 1.0,
+    "keyword": 0.3,
+    "temporal": 0.3,
+    "preference": 0.1,
+    "pinned": 0.2,
+    "speaker": 0.15,
+    "entity": 0.2,
+}
 
 _DEFAULT_MODELS = {"local": "all-MiniLM-L6-v2-onnx-int8", "openai": "text-embedding-3-small", "hashing": "hashing"}
 _DEFAULT_DIMS = {"local": 384, "openai": 1536, "hashing": 384}

@@ -21,6 +21,8 @@ from palace.models import Drawer
 MAX_QUERY_WORDS = 12
 KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
 COMMON_LEXEME_SHARE = 0.002
+FALLBACK_SHARE = 0.05
+FALLBACK_LEXEMES = 2
 RARE_SHARE = COMMON_LEXEME_SHARE / 4  # what a lexeme the statistics do not list is taken to be
 # Question words that say what kind of answer is wanted, not what it is about.
 QUERY_FILLER = frozenset(
@@ -114,15 +116,25 @@ def matched_lexemes(drawer_ids: list[int], lexemes: list[str]) -> dict[int, list
         return {pk: list(found) for pk, found in cursor.fetchall()}
 
 
-def retrieval_query(query: str, lexemes: list[str] | None = None) -> SearchQuery | None:
+def retrieval_query(query: str, lexemes: list[str] | None = None, named: Iterable[str] = ()) -> SearchQuery | None:
     """What finds keyword candidates: the query's informative words only — a lexeme found in more than
     COMMON_LEXEME_SHARE of all drawers would make PostgreSQL read a large share of a big owner's rows
-    for little. Common words still count in the keyword signal of every candidate (keyword_query)."""
+    for little. Common words still count in the keyword signal of every candidate (keyword_query). The
+    lexemes of `named` (what the query names in the owner's palace, palace/anchors.py) are always looked
+    for: they say what the question is about, however common they are across owners."""
     lexemes = query_lexemes(query) if lexemes is None else lexemes
     if not lexemes:
         return None
     common = common_lexemes()
     rare = [lexeme for lexeme in lexemes if lexeme not in common]
+    if not rare:
+        # Every word is common ("my friend Rachel" where many people have a Rachel): the rarest ones
+        # still find candidates, or the keyword signal would only reach what meaning already found. The
+        # scan stays bounded by KEYWORD_SCAN_LIMIT, and a word in more than FALLBACK_SHARE of drawers
+        # says too little to look for.
+        usable = sorted((common[lexeme], lexeme) for lexeme in lexemes if common[lexeme] <= FALLBACK_SHARE)
+        rare = [lexeme for _, lexeme in usable[:FALLBACK_LEXEMES]]
+    rare += [lexeme for lexeme in named if lexeme in lexemes and lexeme not in rare]
     if not rare:
         return None
     return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in rare), search_type="raw", config="simple")

@@ -1,6 +1,6 @@
 """Recall: the drawers an agent should see before its next LLM call, and the `<memory_context>` block.
 
-Six signals, each normalised to 0..1 for every candidate drawer:
+Seven signals, each normalised to 0..1 for every candidate drawer:
 - **semantic**: cosine similarity of the drawer's embedding to the query's (pgvector HNSW, owner-filtered,
   with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates);
 - **keyword**: the weighted share of the query's content words (as PostgreSQL's English stemmer stores
@@ -14,6 +14,8 @@ Six signals, each normalised to 0..1 for every candidate drawer:
   recency (not for a question about an order or a span of events); 0 for every drawer of a time-neutral
   query, which therefore gets no temporal effect;
 - **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py);
+- **entity**: 1 for a drawer about a person, place, organisation or work the query names by a wing's
+  name or alias (palace/anchors.py), whose names are always looked for by words, however common;
 - **speaker**: for a question in the first person, a user turn's semantic score again: what the person
   said about themselves is the evidence, an assistant's reply on the subject is commentary;
 - **pinned**: 1 for a drawer the person pinned, else 0. Pinned drawers (up to PINNED_CANDIDATES) join
@@ -60,12 +62,12 @@ from pgvector.django import CosineDistance
 from accounts.models import Agent, MemorySettings, UsageRecord
 from accounts.services import memory_settings_ensure
 from episodic import providers
-from palace import keywords, pending, preferences, temporal
+from palace import anchors, keywords, pending, preferences, temporal
 from palace.models import Drawer
 
 logger = logging.getLogger(__name__)
 
-SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker")
+SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker", "entity")
 # A question about the person ("what have I …", "my sister") is answered by what they said.
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
@@ -210,7 +212,9 @@ def recall(
     queryset = _queryset(owner.pk, filters or Filters())
     tsquery = keywords.keyword_query(query)
     lexemes = keywords.query_lexemes(query) if tsquery is not None else []
-    finder = keywords.retrieval_query(query, lexemes) if tsquery is not None else None
+    named = anchors.named_in(owner_id=owner.pk, query=query)
+    named_lexemes = keywords.query_lexemes(" ".join(named.names)) if named else []
+    finder = keywords.retrieval_query(query, lexemes, named_lexemes) if tsquery is not None else None
     keyword_ids = (
         keywords.keyword_candidates(queryset, finder, tsquery, pool)
         if finder is not None and tsquery is not None
@@ -267,6 +271,7 @@ def recall(
             "pinned": 1.0 if row["pinned"] else 0.0,
         }
         signals["speaker"] = signals["semantic"] if first_person and row["role"] == "user" else 0.0
+        signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0
         if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
             continue  # unrelated: time or preference alone never make a drawer relevant
         score = round(sum(weights[name] * signals[name] for name in SIGNALS), 6)

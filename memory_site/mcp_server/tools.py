@@ -148,7 +148,8 @@ _TOOLS = [
             "Search this user's long-term memory for what matters to a query. Returns the best drawers "
             "(verbatim turns of past conversations), each with its AAAK pointer (e.g. § W-042/R-11/D-007), its "
             "place (wing and room), when it happened, a score and the per-signal scores (semantic, keyword, "
-            "temporal, preference, speaker, pinned), plus `memory_context`: a ready block to paste into your prompt. "
+            "temporal, preference, speaker, entity, pinned), plus `memory_context`: a ready block to paste into "
+            "your prompt. "
             "Mentions of time in the query ('last week') are understood."
         ),
         input_schema=_schema(

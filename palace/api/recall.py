@@ -83,7 +83,7 @@ class RecallHitOutput(RecallDrawerOutput):
     score = serializers.FloatField(help_text="sum of RECALL_WEIGHTS[signal] * signals[signal]")
     signals = serializers.DictField(
         child=serializers.FloatField(),
-        help_text="semantic, keyword, temporal, preference, pinned, speaker (0..1); rerank if used",
+        help_text="semantic, keyword, temporal, preference, pinned, speaker, entity (0..1); rerank if used",
     )
     partner = RecallDrawerOutput(allow_null=True, help_text="The other turn of a question/answer pair.")
 

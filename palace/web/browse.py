@@ -25,6 +25,7 @@ SIGNAL_LABELS = {
     "keyword": "words",
     "temporal": "time",
     "speaker": "you said it",
+    "entity": "names it",
     "pinned": "pinned",
 }
 

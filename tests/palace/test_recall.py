@@ -457,3 +457,33 @@ def test_a_question_about_the_latest_still_asks_for_recency() -> None:
 
     parsed = temporal.parse("What is my most recent race time?", MARCH)
     assert isinstance(parsed, temporal.Recency)
+
+
+def test_a_person_the_query_names_brings_every_drawer_about_them(personas: Personas) -> None:
+    owner = personas.owner.user
+    aside = mine(
+        owner,
+        "c1",
+        [{"role": "user", "content": "My friend Rachel told me about a supplier fair, so I need tips on suppliers."}],
+        MARCH,
+    )[0]
+    close = mine(owner, "c2", [{"role": "user", "content": "I went on a long weekend hike."}], MARCH)[0]
+    from palace.models import Wing
+
+    assert Wing.objects.filter(owner=owner, name="Rachel", kind="person").exists()
+    set_vector(aside, unit((1, 1.0)))  # about suppliers, not close to the question at all
+    set_vector(close, unit((0, 0.4), (2, 0.9165)))  # closer in meaning, names no one
+    result = recall(owner=owner, query="What have I told you about my friend Rachel?", vector=unit((0, 1.0)))
+    by_pk = {hit.drawer.pk: hit for hit in result.hits}
+    assert by_pk[aside.pk].signals["entity"] == 1.0 and by_pk[close.pk].signals["entity"] == 0.0
+    assert result.hits[0].drawer.pk == aside.pk
+    elsewhere = recall(owner=owner, query="What have I told you about my weekend?", vector=unit((0, 1.0)))
+    assert all(hit.signals["entity"] == 0.0 for hit in elsewhere.hits)
+
+
+def test_the_named_wings_are_the_owners_only(personas: Personas) -> None:
+    from palace import anchors
+
+    mine(personas.owner.user, "c1", [{"role": "user", "content": "My sister Rachel moved to Denver."}], MARCH)
+    assert "rachel" in anchors.named_in(owner_id=personas.owner.user.pk, query="Where does Rachel live?").names
+    assert not anchors.named_in(owner_id=personas.outsider.user.pk, query="Where does Rachel live?")
