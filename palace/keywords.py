@@ -11,9 +11,11 @@ import re
 import time
 from collections.abc import Iterable
 
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db import connection
+from django.db import connection, models
 from django.db.models import F, QuerySet
+from django.db.models.expressions import RawSQL
 
 from memory_site.lib.text import content_words
 from palace.models import Drawer
@@ -21,8 +23,6 @@ from palace.models import Drawer
 MAX_QUERY_WORDS = 12
 KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
 COMMON_LEXEME_SHARE = 0.002
-FALLBACK_SHARE = 0.05
-FALLBACK_LEXEMES = 2
 RARE_SHARE = COMMON_LEXEME_SHARE / 4  # what a lexeme the statistics do not list is taken to be
 # Question words that say what kind of answer is wanted, not what it is about.
 QUERY_FILLER = frozenset(
@@ -101,19 +101,15 @@ def coverage(matched: Iterable[str], weights: dict[str, float]) -> float:
     return sum(weights.get(lexeme, 0.0) for lexeme in set(matched)) / total if total else 0.0
 
 
-_MATCHED_SQL = (
-    "SELECT d.id, ARRAY(SELECT unnest(tsvector_to_array(d.search_vector)) INTERSECT SELECT unnest(%s::text[])) "
-    "FROM palace_drawer d WHERE d.id = ANY(%s)"
-)
-
-
-def matched_lexemes(drawer_ids: list[int], lexemes: list[str]) -> dict[int, list[str]]:
-    """Which of the query's lexemes each drawer's full-text vector holds, in one query."""
-    if not drawer_ids or not lexemes:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(_MATCHED_SQL, [lexemes, drawer_ids])
-        return {pk: list(found) for pk, found in cursor.fetchall()}
+def matched(lexemes: list[str]) -> RawSQL:
+    """An annotation: which of the query's `lexemes` a drawer's full-text vector holds (one containment
+    test per lexeme, in the query that fetches the candidates)."""
+    return RawSQL(
+        "ARRAY(SELECT lexeme FROM unnest(%s::text[]) AS lexeme "
+        "WHERE palace_drawer.search_vector @@ quote_literal(lexeme)::tsquery)",
+        (lexemes,),
+        output_field=ArrayField(models.TextField()),
+    )
 
 
 def retrieval_query(query: str, lexemes: list[str] | None = None, named: Iterable[str] = ()) -> SearchQuery | None:
@@ -127,13 +123,6 @@ def retrieval_query(query: str, lexemes: list[str] | None = None, named: Iterabl
         return None
     common = common_lexemes()
     rare = [lexeme for lexeme in lexemes if lexeme not in common]
-    if not rare:
-        # Every word is common ("my friend Rachel" where many people have a Rachel): the rarest ones
-        # still find candidates, or the keyword signal would only reach what meaning already found. The
-        # scan stays bounded by KEYWORD_SCAN_LIMIT, and a word in more than FALLBACK_SHARE of drawers
-        # says too little to look for.
-        usable = sorted((common[lexeme], lexeme) for lexeme in lexemes if common[lexeme] <= FALLBACK_SHARE)
-        rare = [lexeme for _, lexeme in usable[:FALLBACK_LEXEMES]]
     rare += [lexeme for lexeme in named if lexeme in lexemes and lexeme not in rare]
     if not rare:
         return None

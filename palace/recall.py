@@ -244,10 +244,10 @@ def recall(
         rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
     fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "pinned"]
     fields += ["content", "tags"]
-    fields += ["distance"] * (vector is not None)
+    if lexemes:
+        rows_qs = rows_qs.annotate(matched=keywords.matched(lexemes))
+    fields += ["distance"] * (vector is not None) + ["matched"] * bool(lexemes)
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
-    for pk, found in keywords.matched_lexemes(union, lexemes).items():
-        rows[pk]["matched"] = found
     rows.update(waiting)
     lap("fetch")
     when = temporal.parse(query, reference, memory_settings.timezone)
