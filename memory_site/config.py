@@ -155,6 +155,8 @@ class Config:
     recall_weights: dict[str, float]
     recall_candidates: int
     recall_min_similarity: float
+    redis_socket_timeout: float
+    redis_breaker_seconds: float
     rerank_timeout: int
     context_token_budget: int
     maintenance: dict[str, float]
@@ -273,6 +275,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         },
         recall_candidates=env.integer("RECALL_CANDIDATES", 100, minimum=10, maximum=2000),
         recall_min_similarity=env.number("RECALL_MIN_SIMILARITY", 0.2, minimum=-1.0, maximum=1.0),
+        redis_socket_timeout=env.number("REDIS_SOCKET_TIMEOUT", 0.5, minimum=0.05, maximum=30.0),
+        redis_breaker_seconds=env.number("REDIS_BREAKER_SECONDS", 2.0, minimum=0.1, maximum=60.0),
         rerank_timeout=env.integer("RERANK_TIMEOUT", 10, minimum=1),
         context_token_budget=env.integer("CONTEXT_TOKEN_BUDGET", 1500, minimum=50, maximum=200000),
         maintenance={

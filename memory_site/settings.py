@@ -110,8 +110,10 @@ def celery_url(redis_url: str) -> str:
 
 
 REDIS_URL = _redis_url()
-# Short timeouts and a bounded retry: a Redis outage must turn into a quick 503, not a hung request.
-REDIS_SOCKET_TIMEOUT = 2.0
+# Short timeouts and a circuit breaker (memory_site/redis_client.py): a Redis outage, or a Redis that
+# stops answering, must turn into a quick 503 for what needs it and cost nothing to the rest.
+REDIS_SOCKET_TIMEOUT = CONFIG.redis_socket_timeout
+REDIS_BREAKER_SECONDS = CONFIG.redis_breaker_seconds
 
 CACHES = {
     "default": {
@@ -222,6 +224,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": max(3600, 2 * CONFIG.task_time_limit),
     # A request that enqueues a job must learn quickly that the broker is down (the outbox retries).
     "socket_connect_timeout": 2,
+    # ... and never wait on a broker that stopped answering (a consumer's BRPOP waits 1 s at a time).
+    "socket_timeout": 5,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "memory_site.beat:HeartbeatDatabaseScheduler"

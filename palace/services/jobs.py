@@ -19,6 +19,7 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent, MemorySettings
+from memory_site.redis_client import BREAKER
 from palace.models import MiningJob
 from palace.services.mining import conversations_mine
 
@@ -30,7 +31,10 @@ JOB_BATCH = 8  # conversations mined together by one job run (one embedding batc
 
 
 def job_send(*, job_id: Any) -> bool:
-    """Hand a job to the broker; True when sent. A broker outage leaves the job for the outbox."""
+    """Hand a job to the broker; True when sent. A broker outage leaves the job for the outbox, and so
+    does a Redis this process has just found unavailable (the broker is the same Redis)."""
+    if BREAKER.is_open:
+        return False
     try:
         current_app.send_task(MINE_TASK, args=(str(job_id),), retry=False)
     except Exception:
