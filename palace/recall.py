@@ -16,8 +16,9 @@ Seven signals, each normalised to 0..1 for every candidate drawer:
 - **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py);
 - **entity**: 1 for a drawer about a person, place, organisation or work the query names by a wing's
   name or alias (palace/anchors.py), whose names are always looked for by words, however common;
-- **speaker**: for a question in the first person, a user turn's semantic score again: what the person
-  said about themselves is the evidence, an assistant's reply on the subject is commentary;
+- **speaker**: for a question in the first person, a user turn's semantic score again (1 when it says
+  one of the question's "my …" phrases itself): what the person said about themselves is the evidence,
+  an assistant's reply on the subject is commentary;
 - **pinned**: 1 for a drawer the person pinned, else 0. Pinned drawers (up to PINNED_CANDIDATES) join
   every query's candidates, but pass the same relevance test as any other: a pin boosts a relevant
   drawer, it never puts an unrelated one in the block. Without pins every score is what it was.
@@ -70,6 +71,8 @@ logger = logging.getLogger(__name__)
 SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker", "entity")
 # A question about the person ("what have I …", "my sister") is answered by what they said.
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
+# "my sister", "my workout routine": what the person owns or relates to, in their own words.
+_MY_PHRASE = re.compile(r"\bmy ((?:[a-z]+ ){0,2}[a-z]{3,})\b", re.I)
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 RERANK_POOL = 20
 RERANK_PICKS = 5
@@ -165,6 +168,19 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
         return found
 
 
+def _own_words(query: str) -> re.Pattern[str] | None:
+    """The query's "my …" phrases (up to three words, the last a noun-like word), as a pattern that
+    finds the person saying them: "my sister" in "a gift for my sister's birthday"."""
+    phrases: set[str] = set()
+    for match in _MY_PHRASE.finditer(query):
+        words = match.group(1).lower().split()
+        phrases.update(" ".join(words[:n]) for n in range(1, len(words) + 1) if len(words[n - 1]) >= 3)
+    if not phrases:
+        return None
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"\bmy (?:{alternatives})\b", re.I)
+
+
 def _pair_key(row: dict[str, Any]) -> tuple[Any, int]:
     """A user (or system) turn and the answer after it share a key: (conversation, question's index)."""
     index = row["turn_index"]
@@ -257,6 +273,7 @@ def recall(
         result.when = {"expression": when.label, "recency": True}
     lexeme_weights = keywords.lexeme_weights(lexemes)
     first_person = bool(FIRST_PERSON.search(query))
+    mine = _own_words(query) if first_person else None
     recurring = preferences.recurring_scores(
         owner_id=owner.pk, query=query, drawers={pk: (r["content"], r["tags"] or {}) for pk, r in rows.items()}
     )
@@ -270,7 +287,11 @@ def recall(
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
         }
-        signals["speaker"] = signals["semantic"] if first_person and row["role"] == "user" else 0.0
+        if first_person and row["role"] == "user":
+            own = mine is not None and bool(mine.search(row["content"]))
+            signals["speaker"] = 1.0 if own else signals["semantic"]
+        else:
+            signals["speaker"] = 0.0
         signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0
         if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
             continue  # unrelated: time or preference alone never make a drawer relevant

@@ -487,3 +487,21 @@ def test_the_named_wings_are_the_owners_only(personas: Personas) -> None:
     mine(personas.owner.user, "c1", [{"role": "user", "content": "My sister Rachel moved to Denver."}], MARCH)
     assert "rachel" in anchors.named_in(owner_id=personas.owner.user.pk, query="Where does Rachel live?").names
     assert not anchors.named_in(owner_id=personas.outsider.user.pk, query="Where does Rachel live?")
+
+
+def test_the_person_naming_what_the_question_calls_theirs_is_the_speaker_at_full_weight(personas: Personas) -> None:
+    owner = personas.owner.user
+    own = mine(owner, "c1", [{"role": "user", "content": "Tips for portraits? I shot my sister and her kids."}])[0]
+    question, story = mine(
+        owner,
+        "c2",
+        [{"role": "user", "content": "Who runs away?"}, {"role": "assistant", "content": "The sister runs away."}],
+    )
+    set_vector(own, unit((0, 0.1), (1, 0.995)))  # about portraits, far from the question
+    set_vector(story, unit((0, 0.2), (2, 0.98)))  # a little closer, and naming a sister: not theirs
+    set_vector(question, unit((3, 1.0)))
+    result = recall(owner=owner, query="What have I told you about my sister?", vector=unit((0, 1.0)))
+    by_pk = {hit.drawer.pk: hit for hit in result.hits}
+    assert by_pk[own.pk].signals["speaker"] == 1.0
+    assert by_pk[story.pk].signals["speaker"] == 0.0
+    assert result.hits[0].drawer.pk == own.pk
