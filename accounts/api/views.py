@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -18,9 +18,10 @@ from memory_site.api.authentication import HasApiKey, owned_agent, request_agent
 from memory_site.api.fields import StrictCharField
 from memory_site.api.lists import ListOutput, list_response
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES
+from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 
 MESSAGE_KEY_NOT_FOUND = "API key not found."
+NAME_TAKEN = OpenApiResponse(ErrorEnvelope, description="Another of the owner's agents has this name")
 
 
 class AgentConfigSerializer(serializers.Serializer):
@@ -80,7 +81,7 @@ class AgentCreateApi(APIView):
         operation_id="agents_create",
         summary="Create an agent",
         request=InputSerializer,
-        responses={201: AgentOutputSerializer, **ERROR_RESPONSES},
+        responses={201: AgentOutputSerializer, **ERROR_RESPONSES, 409: NAME_TAKEN},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -109,7 +110,7 @@ class AgentUpdateApi(APIView):
         operation_id="agents_update",
         summary="Rename an agent or change its config",
         request=InputSerializer,
-        responses={200: AgentOutputSerializer, **ERROR_RESPONSES},
+        responses={200: AgentOutputSerializer, **ERROR_RESPONSES, 409: NAME_TAKEN},
     )
     def patch(self, request: Request, agent_id: uuid.UUID) -> Response:
         agent = owned_agent(request, agent_id)

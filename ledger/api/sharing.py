@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from ledger import selectors, services
 from ledger.api.common import ERRORS, AnyValue, FieldNameField, WorkingMemoryApi
 from memory_site.api.authentication import HasApiKey, calling_agent, owned_agent, request_agent, request_owner
+from memory_site.api.schema import ErrorEnvelope
 
 # --- sharing between the owner's agents ---------------------------------------------------------------
 
@@ -88,7 +89,13 @@ class WorkingMemoryPersistApi(WorkingMemoryApi):
     @extend_schema(
         summary="Save this conversation's working memory to PostgreSQL (replaces an earlier save)",
         request=None,
-        responses={200: OutputSerializer, **ERRORS},
+        responses={
+            200: OutputSerializer,
+            **ERRORS,
+            409: OpenApiResponse(
+                ErrorEnvelope, description="No working memory to persist; the saved copy is unchanged"
+            ),
+        },
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         _, conversation_id = self.conversation(conversation_id)

@@ -13,11 +13,13 @@ from memory_site.api.exceptions import MESSAGE_PAYLOAD_TOO_LARGE, PayloadTooLarg
 MAX_DEPTH = 64
 MESSAGE_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels."
 MESSAGE_SURROGATE = "JSON strings must be valid Unicode (lone surrogate escapes such as \\ud800 are refused)."
+MESSAGE_NUL = "JSON strings may not hold the NUL character (\\u0000): the database cannot store it."
 
 
 def check_json_value(value: Any) -> None:
     """Refuse what PostgreSQL, Redis or the JSON encoder would choke on later: lone UTF-16 surrogates
-    (valid JSON escapes, invalid Unicode) and nesting deep enough to exhaust recursion. Iterative, so a
+    (valid JSON escapes, invalid Unicode), NUL characters (PostgreSQL's text and jsonb refuse them; found
+    by schema fuzzing as a 500 from a workflow pool write) and nesting deep enough to exhaust recursion. Iterative, so a
     hostile document cannot blow the stack here either."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -29,6 +31,8 @@ def check_json_value(value: Any) -> None:
                 item.encode("utf-8")
             except UnicodeEncodeError:
                 raise ParseError(MESSAGE_SURROGATE) from None
+            if "\x00" in item:
+                raise ParseError(MESSAGE_NUL)
         elif isinstance(item, dict):
             for key, child in item.items():
                 stack.append((key, depth + 1))

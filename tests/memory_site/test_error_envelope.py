@@ -16,7 +16,7 @@ from memory_site.api.errors import (
     MESSAGE_REDIS_DOWN,
     MESSAGE_SERVER_ERROR,
 )
-from memory_site.api.parsers import MESSAGE_SURROGATE
+from memory_site.api.parsers import MESSAGE_NUL, MESSAGE_SURROGATE
 from tests.conftest import Personas
 from tests.memory_site.error_views import MESSAGE_SECRET
 
@@ -127,6 +127,8 @@ def test_a_body_over_djangos_own_bound_is_a_413_too(api: APIClient, personas: Pe
     [
         '{"fields": {"a": "\\ud800"}}',
         '{"fields": {"\\udfff": 1}}',
+        '{"fields": {"a": "before\\u0000after"}}',
+        '{"fields": {"\\u0000": 1}}',
         '{"fields": {"x": ' + "[" * 200 + "]" * 200 + "}}",
         '{"fields": {"x": ' + "[" * 5000 + "]" * 5000 + "}}",
     ],
@@ -136,6 +138,7 @@ def test_lone_surrogates_and_deep_nesting_are_a_400(api: APIClient, personas: Pe
     assert _envelope(response, 400)["message"] in {
         "JSON nested deeper than 64 levels.",
         MESSAGE_SURROGATE,
+        MESSAGE_NUL,
     } or response.json()["message"].startswith("JSON parse error")
     assert api.get("/api/v1/working-memory/c1", **personas.owner.headers).json() == {}
 
@@ -152,3 +155,11 @@ def test_a_chunked_body_without_length_is_a_411() -> None:
     del request.META["CONTENT_LENGTH"]  # what a WSGI server hands Django for a chunked body
     response = api_trailing_slash(lambda r: HttpResponse("reached the view"))(request)
     assert response.status_code == 411 and b"Content-Length" in response.content
+
+
+def test_a_nul_character_in_a_stored_document_is_a_400_not_a_500(api: APIClient, personas: Personas) -> None:
+    """Found by schema fuzzing: a workflow pool write with a NUL escape in a string answered 500."""
+    h = personas.owner.headers
+    raw = '{"data": {"note": "a\\u0000b"}}'
+    response = api.put("/api/v1/workflow-pools/p1/blackboard", raw, content_type="application/json", **h)
+    assert _envelope(response, 400)["message"] == MESSAGE_NUL
