@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,12 +14,17 @@ from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES
+from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 from palace.api.forget import ReceiptOutput
 from palace.services import exclusions
 
 PREVIEW_LIMIT = 20
 PREVIEW_CHARACTERS = 200
+
+
+RULE_CONFLICT = OpenApiResponse(
+    ErrorEnvelope, description="The rule exists already, or the owner has the most rules allowed"
+)
 
 
 class ExclusionRuleOutput(serializers.ModelSerializer):
@@ -57,7 +62,7 @@ class ExclusionCreateApi(APIView):
             "than 3 unbounded quantifiers) are refused with a 400. At most 100 rules (409 beyond)."
         ),
         request=InputSerializer,
-        responses={201: ExclusionRuleOutput, **ERROR_RESPONSES},
+        responses={201: ExclusionRuleOutput, **ERROR_RESPONSES, 409: RULE_CONFLICT},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
-from memory_site.api.schema import ERROR_RESPONSES
+from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 from palace import selectors
 from palace.models import MiningJob, Turn
 from palace.services import intake
@@ -23,6 +23,12 @@ from palace.services import intake
 MAX_TURNS_PER_REQUEST = 1000
 MAX_TURN_CHARACTERS = 100_000
 MESSAGE_JOB_NOT_FOUND = "Job not found."
+
+
+WRITE_CONFLICT = OpenApiResponse(
+    ErrorEnvelope,
+    description="Memory is paused (`extra.reason` `memory_paused`), or a conversation with this id exists",
+)
 
 
 class MiningAcceptedOutput(serializers.Serializer):
@@ -72,7 +78,7 @@ class ConversationCreateApi(ConversationApi):
     @extend_schema(
         summary="Post a conversation (stored verbatim before the answer; mined in the background)",
         request=InputSerializer,
-        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES, 409: WRITE_CONFLICT},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -92,7 +98,7 @@ class ConversationAppendApi(ConversationApi):
     @extend_schema(
         summary="Append turns to a conversation",
         request=InputSerializer,
-        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES, 409: WRITE_CONFLICT},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -107,7 +113,7 @@ class ConversationCompleteApi(ConversationApi):
     @extend_schema(
         summary="Mark a conversation complete (mines it when auto-mine is on)",
         request=None,
-        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES, 409: WRITE_CONFLICT},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         return self.accepted(
@@ -119,7 +125,7 @@ class ConversationMineApi(ConversationApi):
     @extend_schema(
         summary="Ask for a conversation to be mined now",
         request=None,
-        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES},
+        responses={202: MiningAcceptedOutput, **ERROR_RESPONSES, 409: WRITE_CONFLICT},
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         job = intake.conversation_request_mining(owner=request_owner(request), external_id=conversation_id)

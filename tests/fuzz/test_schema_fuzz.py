@@ -176,15 +176,21 @@ def test_every_operation_survives_generated_requests(
 def test_the_answers_fuzzing_found_undocumented_are_in_the_schema(
     api: APIClient, personas: Personas, spec: dict[str, Any]
 ) -> None:
-    """Found by the fuzzer: a taken agent name (create and rename) and persisting an empty working
-    memory answer 409, which the schema did not say."""
+    """Found by the fuzzer: a taken agent name (create and rename), persisting an empty working memory,
+    a conversation id that exists and an exclusion rule that exists answer 409, which the schema did not say."""
     h = personas.owner.headers
     paths = spec["paths"]
     assert "409" in paths["/api/v1/agents"]["post"]["responses"]
     assert "409" in paths["/api/v1/agents/{agent_id}"]["patch"]["responses"]
     assert "409" in paths["/api/v1/working-memory/{conversation_id}/persist"]["post"]["responses"]
+    assert "409" in paths["/api/v1/conversations"]["post"]["responses"]
+    assert "409" in paths["/api/v1/settings/exclusions"]["post"]["responses"]
     assert api.post("/api/v1/agents", {"name": "twin"}, format="json", **h).status_code == 201
     taken = api.post("/api/v1/agents", {"name": "twin"}, format="json", **h)
     assert taken.status_code == 409 and set(taken.json()) == {"message", "extra"}
+    conversation = {"conversation_id": "dup", "turns": [{"role": "user", "content": "hi"}]}
+    assert api.post("/api/v1/conversations", conversation, format="json", **h).status_code == 202
+    again = api.post("/api/v1/conversations", conversation, format="json", **h)
+    assert again.status_code == 409 and set(again.json()) == {"message", "extra"}
     empty = api.post("/api/v1/working-memory/conv-empty/persist", **h)
     assert empty.status_code == 409 and set(empty.json()) == {"message", "extra"}

@@ -3,7 +3,7 @@ their delivery log, replay a delivery, and send a test ping. Everything is the c
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,11 +13,13 @@ from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
-from memory_site.api.schema import ERROR_RESPONSES
+from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 from memory_site.events import EVENT_TYPES
 from webhooks import selectors
 from webhooks.models import Delivery, Endpoint
 from webhooks.services import delivery, endpoints
+
+ENDPOINT_CONFLICT = OpenApiResponse(ErrorEnvelope, description="The owner has the most endpoints allowed")
 
 
 class EndpointOutput(serializers.ModelSerializer):
@@ -93,7 +95,7 @@ class EndpointCreateApi(APIView):
             "`memory.recalled` is sent only to endpoints that list it. At most 20 endpoints (409 beyond)."
         ),
         request=InputSerializer,
-        responses={201: OutputSerializer, **ERROR_RESPONSES},
+        responses={201: OutputSerializer, **ERROR_RESPONSES, 409: ENDPOINT_CONFLICT},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
