@@ -21,9 +21,11 @@ from palace.entity_kinds import (
     KIND_OF_LABEL,
     ORG_SUFFIX,
     QUOTED,
+    cue_kind,
     gazetteer_mentions,
     kind_in_context,
     kind_of,
+    shape_kind,
     titled,
 )
 from palace.entity_names import (
@@ -166,7 +168,26 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
                 spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
                 continue
         spans.append((ent.start_char, ent.end_char, ent.text, ent.label_))
-    return spans
+    return [
+        (start, name_end(doc.text, end), doc.text[start : name_end(doc.text, end)], label)
+        if label in _JOINABLE or label == "PRODUCT"
+        else (start, end, text, label)
+        for start, end, text, label in spans
+    ]
+
+
+# What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
+# number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.").
+NAME_TAIL = re.compile(
+    r"-[A-Z0-9][\w]*|\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-z]?)"
+    r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
+    r"and|or|but|with|for|from|that|which|is|was|already)\b)"
+)
+
+
+def name_end(text: str, end: int) -> int:
+    match = NAME_TAIL.match(text, end)
+    return match.end() if match else end
 
 
 def relations_to_user(text: str) -> list[tuple[str, str]]:
@@ -290,7 +311,37 @@ def conversation_entities(
         other_texts = [text for role, text in turns if role != "user"]
         entities += recurring_names(entities, other_texts, nlp, lower_words)
         second_opinion(entities, other_texts, nlp)
+    kinds_from_cues(entities, [text for _, text in turns])
     return entities
+
+
+CUE_MENTIONS = 200  # mentions read per entity: a regex each, enough for any conversation's vote
+
+
+def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
+    """Let the words around every mention vote on an entity's kind, in all turns: the small model's label
+    is a guess from one sentence, where "Vikkstar, a UK-based YouTuber", "The Fifth Season by N.K. Jemisin"
+    or "a journalist named Sophia" say it. Only a majority of cues overrules it; a kind fixed by the name's
+    own words (palace.entity_kinds.shape_kind) or by a relation to the user ("my sister …") stays."""
+    whole = "\n".join(texts)
+    for entity in entities:
+        if entity.relation is not None or shape_kind(entity.name) is not None:
+            continue
+        aliases = sorted((a for a in entity.aliases if len(a) > 2), key=len, reverse=True)
+        if not aliases:
+            continue
+        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", re.I)
+        votes: Counter[str] = Counter()
+        for n, match in enumerate(pattern.finditer(whole)):
+            if n == CUE_MENTIONS:
+                break
+            kind = cue_kind(whole[max(0, match.start() - 60) : match.start()], whole[match.end() : match.end() + 60])
+            if kind is not None:
+                votes[kind] += 1
+        if votes:
+            best, count = votes.most_common(1)[0]
+            if best != entity.kind and count > votes[entity.kind]:
+                entity.kind = best
 
 
 # Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of

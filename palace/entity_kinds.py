@@ -34,7 +34,7 @@ PLACE_SUFFIX = re.compile(
     r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
     r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Gardens?|Zoo|Stadium|Arena|Forum|Campground|Castle|"
     r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
-    r"Harbou?r|North|South|East|West)$"
+    r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|North|South|East|West)$"
 )
 
 
@@ -160,7 +160,8 @@ ORG_SUFFIX = re.compile(
     r"Collective|Guild|Fund|Trust|Church|Ministries|Department|Bureau|Commission|Authority|Administration)$"
 )
 EVENT_SUFFIX = re.compile(
-    r"\b(?:Festival|Fest|Gala|Summit|Conference|Marathon|Fair|Expo|Awards|Ball|Games|Cup|Week|Challenge)$"
+    r"\b(?:Festival|Fest|Gala|Summit|Conference|Convention|Marathon|Fair|Expo|Awards|Ball|Games|Olympics|Cup|"
+    r"Week|Challenge|Championships?|Tournament|Rally|Parade)$"
 )
 # What follows an event's name: "the TechX conference", "the "24-Hour Bike Ride" charity event".
 EVENT_AFTER = re.compile(
@@ -189,10 +190,11 @@ QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]
 WORK_CUE = re.compile(
     r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watch(?:ed|ing)?|re-?watch(?:ed|ing)?|listening to|"
     r"(?:\d+\s+)?(?:episodes?|seasons?|chapters?|volumes?|issues?) of|"
-    r"the (?:book|novel|show|series|movie|film|podcast|album|song|game|play|documentary))\s+(?:[Tt]he\s+)?$",
+    r"listen(?:ed)? to|the (?:book|novel|show|series|movie|film|podcast|album|song|game|video game|play|musical|opera|"
+    r"documentary|painting|sculpture|statue|mural|poem|trilogy|franchise|audiobook))\s+(?:[Tt]he\s+)?$",
     re.I,
 )
-PLACE_CUE = re.compile(r"\b(?:in|near|around|visit|visiting|visited)\s+$", re.I)
+PLACE_CUE = re.compile(r"\b(?:in|near|around|visit|visiting|visited|trip to)\s+$", re.I)
 # "interested in X", "a job in X": "in" before an organisation that is not a place.
 NOT_PLACE_CUE = re.compile(
     r"\b(?:interested|interest|invest(?:ed|ing)?|enrolled|involved|participat\w*|experienced?|skilled|certified|"
@@ -277,7 +279,114 @@ def kind_of(name: str, label: str) -> str | None:
         return "organisation"
     if re.search(r"\d", name) and kind in ("place", "person"):
         return "organisation"
+    if PERSON_TITLE.match(name):
+        return "person"  # "Infanta Isabella Clara Eugenia", "Queen Victoria": no suffix above made it a place
     return kind
+
+
+# A title that makes a person of the name it starts ("Infanta Isabella"), where the small model reads ORG.
+PERSON_TITLE = re.compile(
+    r"^(?:King|Queen|Prince|Princess|Infanta|Infante|Emperor|Empress|Tsar|Czar|Sultan|Pharaoh|Duke|Duchess|"
+    r"Count|Countess|Baron|Baroness|Pope|Saint|Sir|Dame|Lady|Lord|Uncle|Aunt|Auntie|Grandma|Grandpa|Coach|"
+    r"Captain|President|Senator|Governor|Chancellor|Rabbi|Father|Sister|Brother)\s+[A-Z]"
+)
+
+
+def shape_kind(name: str) -> str | None:
+    """The kind a name's own words fix, whatever the words around it say: a gazetteer entry, a brand, or
+    a place / event / project / venue word ("Navy Pier", "Digital Marketing Summit", "Field Museum")."""
+    low = name.lower()
+    if known_kind(name):
+        return known_kind(name)
+    if low in BRANDS or low.split()[0] in BRANDS:
+        return "organisation"
+    if EVENT_SUFFIX.search(name):
+        return "work"
+    if PLACE_SUFFIX.search(name) or PLACE_PREFIX.match(name):
+        return "place"
+    if PROJECT_SUFFIX.search(name):
+        return "project"
+    if ORG_SUFFIX.search(name):
+        return "organisation"
+    return None
+
+
+# Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
+# Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
+PERSON_NOUNS = (
+    r"(?:friend|colleague|co-?worker|journalist|writer|author|novelist|poet|artist|painter|sculptor|photographer|"
+    r"architect|singer|songwriter|rapper|musician|composer|actor|actress|director|filmmaker|comedian|youtuber|"
+    r"streamer|influencer|blogger|podcaster|host|chef|designer|teacher|professor|tutor|coach|trainer|doctor|"
+    r"dentist|therapist|nurse|scientist|researcher|historian|philosopher|economist|politician|king|queen|"
+    r"prince|princess|player|athlete|gamer|entrepreneur|founder|guy|girl|man|woman|lady|boy|neighbou?r|boss|"
+    r"manager|mentor|client|student|classmate|roommate|cousin|character|protagonist|heroine|hero|villain)s?"
+)
+ORG_NOUNS = (
+    r"(?:company|brand|startup|retailer|chain|restaurant|caf[eé]|bakery|shop|store|app|platform|website|service|"
+    r"organi[sz]ation|non-?profit|charity|band|label|publisher|studio|venue|team|club|school|university|museum)"
+)
+PLACE_NOUNS = r"(?:city|town|village|neighbou?rhood|district|island|region|country|state|province|county|suburb)"
+WORK_NOUNS = (
+    r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
+    r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack)"
+)
+APPOSITION = r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?:[\w-]+\s+){0,3}?"
+CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
+    (re.compile(r"^(?:\s+and\s+(?:I|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"), "person"),
+    (re.compile(APPOSITION + PERSON_NOUNS + r"\b", re.I), "person"),
+    (re.compile(APPOSITION + ORG_NOUNS + r"\b", re.I), "organisation"),
+    (re.compile(APPOSITION + PLACE_NOUNS + r"\b", re.I), "place"),
+    # "X by Author", "X (2017) - by …"
+    (re.compile(r"^[\"\u201d'*]*\s*(?:\(\d{4}\)\s*)?[-\u2013\u2014:]?\s*by\s+(?:[A-Z]|the\s+[A-Z])"), "work"),
+    (re.compile(r"^\s+" + WORK_NOUNS + r"\b"), "work"),  # "the new Call of Duty game", "the Cloud Gate sculpture"
+    (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
+)
+CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b" + PERSON_NOUNS + r"\s+(?:named|called)\s+$", re.I), "person"),
+    (
+        re.compile(
+            r"(?:[\"\u201d*]\s*|\b(?:written|painted|directed|composed|sung|illustrated|narrated|created|sculpted|"
+            r"photographed|hosted|founded)\s+)by\s+$"
+        ),
+        "person",
+    ),
+    (
+        re.compile(
+            r"\b(?:(?:mention(?:ed|ing)?|suggest(?:ed|ing)?|talk(?:ed|ing)?|spoke|speak(?:ing)?|explain(?:ed|ing)?|"
+            r"introduc(?:e|ed|ing))\s+to|ask(?:ed|ing)?|told|tell(?:ing)?|met|meet(?:ing)?|invit(?:e|ed|ing)|"
+            r"thank(?:ed|ing)?)\s+$",
+            re.I,
+        ),
+        "person",
+    ),
+    (WORK_CUE, "work"),
+)
+
+
+# A capitalised word joined to the mention (not "The" or a sentence's first word): it is part of a longer name.
+PART_OF_NAME_BEFORE = re.compile(r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-Z][\w'&.-]*\s$")
+PART_OF_NAME_AFTER = re.compile(r"^\s[A-Z][a-z]")
+# "your HIIT game", "my Harry Potter books": a possessive before "game" or "books" is a figure of speech or a
+# copy, and says nothing of the name.
+OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
+
+
+def cue_kind(before: str, after: str) -> str | None:
+    """The kind the words around one mention say, or None: "(1532-1625)", "and I", "a journalist named X",
+    "X, a UK-based YouTuber" -> person; "X by Author", "the X sculpture" -> work; "the X period" -> topic;
+    "X, a café" -> organisation. Read in every turn of a conversation, the assistant's included: it names
+    what the user only mentions."""
+    before, after = before.rstrip('*\u201c"'), after.lstrip("*")
+    if PART_OF_NAME_BEFORE.search(before) or PART_OF_NAME_AFTER.match(after):
+        return None  # "Cafe Puerto Rico": the words around belong to another name
+    for pattern, kind in CUE_AFTER:
+        if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
+            return kind
+    for pattern, kind in CUE_BEFORE:
+        if pattern.search(before):
+            return kind
+    return None
 
 
 def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:

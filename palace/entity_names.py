@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from palace.entity_kinds import BRANDS
+from palace.entity_kinds import BRANDS, EVENT_SUFFIX
 
 # Words spaCy's small model labels as entities in chat text that never name one. Lower-case, whole
 # entity text after cleaning. Kept short: the "lower-case elsewhere" and heading rules catch most junk.
@@ -143,14 +143,17 @@ def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
     return {w for t in texts if not all_lower_case(t) for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
 
 
-SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)([A-Za-z])")
+# Where a sentence, a line or a list item starts.
+SENTENCE_START = re.compile(r"(?:^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?|[.!?]\s+)([A-Za-z])", re.M)
+LOWER_I = re.compile(r"(?<![\w'-])i(?:'m|'ve|'d|'ll)?(?![\w'-])")
 
 
 def all_lower_case(text: str) -> bool:
-    """Most of its sentences start with a lower-case letter: someone (or something) who does not
-    capitalise."""
+    """Most of its sentences (lines, list items) start with a lower-case letter, or "i" is the pronoun:
+    someone (or something) who does not capitalise."""
     starts = SENTENCE_START.findall(text)
-    return len(starts) >= 2 and sum(ch.islower() for ch in starts) > len(starts) / 2
+    lower_starts = len(starts) >= 2 and sum(ch.islower() for ch in starts) > len(starts) / 2
+    return lower_starts or len(LOWER_I.findall(text)) >= 2
 
 
 # "the Natural History Museum", "the City Council": common words, but an institution's name all the same.
@@ -186,6 +189,7 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         and all(common_word(w, lower_words) for w in alpha)
         and label not in ("GPE", "LOC", "FAC")
         and not INSTITUTION.search(text)
+        and not (len(words) >= 3 and EVENT_SUFFIX.search(text))  # "Digital Marketing Summit": an event's name
     ):
         return False
     return True

@@ -245,3 +245,54 @@ def test_an_abbreviation_is_not_a_name_and_the_tail_of_a_known_name_is_not_anoth
     found = _kinds(turns)
     assert "RnD" not in found and "Marriott Isla Verde Beach Resort" not in found
     assert "Courtyard by Marriott Isla Verde Beach Resort" in found
+
+
+def test_the_words_around_a_name_in_any_turn_say_its_kind() -> None:
+    """The small model's label is one guess; an apposition, a lifespan, "named", "by" or "the … game" in
+    the assistant's answer corrects it."""
+    kinds = _kinds(
+        [
+            ("user", "I'm meeting a potter named Ingrid who I met at a fair in Oslo. Ingrid and I want lunch."),
+            ("assistant", "Ask Ingrid what she likes. Oslo has many cafés near the fjord."),
+            ("user", "Who else paints like Artemisia Gentileschi? And is Bramblewood worth reading?"),
+            (
+                "assistant",
+                "**Artemisia Gentileschi** (1593-1656) was a Baroque painter. **Bramblewood** by Tessa Lunde is "
+                "a novel about a family farm. Have you played the new Starfall Odyssey game? Queen Sibylla "
+                "appears in it, and the Baroque period shaped its art.",
+            ),
+            ("user", "I'll try Starfall Odyssey after I finish Bramblewood."),
+        ]
+    )
+    assert kinds["Ingrid"] == "person" and kinds["Oslo"] == "place"
+    assert kinds["Artemisia Gentileschi"] == "person"
+    assert kinds["Bramblewood"] == "work" and kinds["Starfall Odyssey"] == "work"
+
+
+def test_a_cue_inside_a_longer_name_or_a_figure_of_speech_does_not_count() -> None:
+    from palace.entity_kinds import cue_kind
+
+    assert cue_kind("For lunch, try Cafe ", ", a local restaurant in the old town") is None
+    assert cue_kind("time to take your ", " game to the next level") is None
+    assert cue_kind("I loved The ", "** by Tessa Lunde") == "work"
+
+
+def test_a_name_runs_through_a_hyphen_and_a_number_that_belong_to_it() -> None:
+    kinds = _kinds(
+        [
+            ("user", "I watch Jay-Q every day, and I'm building a '67 Corvette Stingray 2 model."),
+            ("user", "I've listened to Lantern Street Two already, a fun read."),
+        ]
+    )
+    assert "Jay-Q" in kinds and "Jay" not in kinds
+    assert "Lantern Street Two" in kinds and kinds["Lantern Street Two"] == "work"
+
+
+def test_a_turn_that_does_not_capitalise_proves_nothing_about_capitals() -> None:
+    kinds = _kinds(
+        [
+            ("user", "Which restaurants in Hollywood are famous? I want to book at Musso & Frank Grill."),
+            ("assistant", "- musso & frank grill: i think it is a classic.\n- hollywood has many. i hope this helps."),
+        ]
+    )
+    assert kinds.get("Hollywood") == "place" and "Musso & Frank Grill" in kinds
