@@ -34,11 +34,11 @@ _USER_FIELDS = ("id", "username", "is_active", "is_staff", "is_superuser")
 _DATES = {"created_at", "last_used_at", "revoked_at", "updated_at"}
 
 
-def _cache_key(key_hash: str) -> str:
+def cache_key(key_hash: str) -> str:
     return f"auth:key:{key_hash}"
 
 
-def _touch_key(prefix: str) -> str:
+def touch_key(prefix: str) -> str:
     return f"auth:touch:{prefix}"
 
 
@@ -74,8 +74,8 @@ def lookup(*, key_hash: str, prefix: str, counter: tuple[str, int] | None = None
     interval writes), and, given `counter` = (key, ttl), the rate-limit count (INCR)."""
     try:
         pipe = get_redis().pipeline(transaction=False)
-        pipe.get(_cache_key(key_hash))
-        pipe.set(_touch_key(prefix), "1", nx=True, ex=settings.API_KEY_TOUCH_INTERVAL)
+        pipe.get(cache_key(key_hash))
+        pipe.set(touch_key(prefix), "1", nx=True, ex=settings.API_KEY_TOUCH_INTERVAL)
         if counter is not None:
             pipe.incr(counter[0])
             pipe.expire(counter[0], counter[1])
@@ -87,11 +87,22 @@ def lookup(*, key_hash: str, prefix: str, counter: tuple[str, int] | None = None
     counted = int(results[2]) if counter is not None else None
     if cached is None:
         return Lookup(api_key=None, touch_due=touch_due, counted=counted)
+    return Lookup(api_key=_loaded(cached), touch_due=touch_due, counted=counted)
+
+
+def peek(*, key_hash: str) -> ApiKey | None:
+    """The cached key (agent and owner loaded) without claiming the marker or counting: None when it is
+    not cached. Redis errors are the caller's (ledger.fastlane hands the request to Django on them)."""
+    cached = get_redis().get(cache_key(key_hash))
+    return None if cached is None else _loaded(cached)
+
+
+def _loaded(cached: str | bytes) -> ApiKey:
     data = json.loads(cached)
     api_key = _load(ApiKey, data["key"], _KEY_FIELDS)
     api_key.agent = _load(Agent, data["agent"], _AGENT_FIELDS)
     api_key.agent.owner = _load(User, data["owner"], _USER_FIELDS)
-    return Lookup(api_key=api_key, touch_due=touch_due, counted=counted)
+    return api_key
 
 
 def store(*, key_hash: str, api_key: ApiKey) -> None:
@@ -103,13 +114,13 @@ def store(*, key_hash: str, api_key: ApiKey) -> None:
         }
     )
     try:
-        get_redis().set(_cache_key(key_hash), blob, ex=settings.API_KEY_CACHE_SECONDS)
+        get_redis().set(cache_key(key_hash), blob, ex=settings.API_KEY_CACHE_SECONDS)
     except redis.RedisError:
         logger.warning("API key cache unavailable; not caching")
 
 
 def forget(*, key_hashes: Iterable[str]) -> None:
-    keys = [_cache_key(key_hash) for key_hash in key_hashes]
+    keys = [cache_key(key_hash) for key_hash in key_hashes]
     if not keys:
         return
     try:
