@@ -320,4 +320,4 @@ class FastLane:
 
 def fast_lane(app: WsgiApp) -> WsgiApp:
     """`app` behind the hot path, unless FAST_LANE is off (then every request goes through Django)."""
-    return FastLane(app) if getattr(settings, "FAST_LANE", True) else app
+    return FastLane(app) if settings.FAST_LANE else app

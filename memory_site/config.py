@@ -130,6 +130,7 @@ class Config:
     api_throttle_rate: str
     api_key_touch_interval: int
     api_key_cache_seconds: int
+    fast_lane: bool
     task_soft_time_limit: int
     task_time_limit: int
     job_run_retention_days: int
@@ -308,6 +309,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         api_throttle_rate=_throttle_rate(env),
         api_key_touch_interval=env.integer("API_KEY_TOUCH_INTERVAL", 60, minimum=1),
         api_key_cache_seconds=env.integer("API_KEY_CACHE_SECONDS", 60, minimum=1, maximum=3600),
+        fast_lane=env.boolean("FAST_LANE", True),
         task_soft_time_limit=soft_limit,
         task_time_limit=hard_limit,
         job_run_retention_days=env.integer("JOB_RUN_RETENTION_DAYS", 30, minimum=1),

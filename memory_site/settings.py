@@ -162,6 +162,7 @@ API_MAX_PAGE_SIZE = CONFIG.api_max_page_size
 API_THROTTLE_RATE = CONFIG.api_throttle_rate
 API_KEY_TOUCH_INTERVAL = CONFIG.api_key_touch_interval
 API_KEY_CACHE_SECONDS = CONFIG.api_key_cache_seconds
+FAST_LANE = CONFIG.fast_lane  # ledger/fastlane.py: working memory and the ledger served in front of Django
 DATA_UPLOAD_MAX_MEMORY_SIZE = CONFIG.api_max_body_bytes
 
 REST_FRAMEWORK = {
