@@ -116,8 +116,8 @@ class FastLane:
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "")
         route = self._route(path, method)
-        if route is None:
-            return self.app(environ, start_response)
+        if route is None or (settings.SECURE_SSL_REDIRECT and not self._secure(environ)):
+            return self.app(environ, start_response)  # not ours, or plain HTTP to be redirected by Django
         body = b""
         try:
             body = self._body(environ)
@@ -125,6 +125,13 @@ class FastLane:
         except Delegate:
             environ["wsgi.input"] = io.BytesIO(body)
             return self.app(environ, start_response)
+
+    @staticmethod
+    def _secure(environ: Environ) -> bool:
+        proxy = settings.SECURE_PROXY_SSL_HEADER
+        if proxy and environ.get(proxy[0], "").split(",")[0].strip() == proxy[1]:
+            return True
+        return bool(environ.get("wsgi.url_scheme") == "https")
 
     # --- routing and input -------------------------------------------------------------------------
 
@@ -301,6 +308,11 @@ class FastLane:
             *self.headers,
             ("Content-Length", str(len(content))),
         ]
+        if settings.SECURE_HSTS_SECONDS:  # only reached over HTTPS (see __call__), as SecurityMiddleware does
+            hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
+            hsts += "; includeSubDomains" if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS else ""
+            hsts += "; preload" if settings.SECURE_HSTS_PRELOAD else ""
+            headers.append(("Strict-Transport-Security", hsts))
         start_response("200 OK", headers)
         return [content]
 

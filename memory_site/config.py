@@ -112,6 +112,9 @@ class _Env:
 class Config:
     secret_key: str
     debug: bool
+    https: bool
+    hsts_seconds: int
+    hsts_preload: bool
     allowed_hosts: list[str]
     csrf_trusted_origins: list[str]
     host: str
@@ -291,6 +294,9 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         webhooks_timeout=env.number("WEBHOOKS_TIMEOUT", 10.0, minimum=0.1, maximum=60),
         secret_key=_secret_key(env, state_dir),
         debug=env.boolean("DJANGO_DEBUG", False),
+        https=env.boolean("DJANGO_HTTPS", False),
+        hsts_seconds=env.integer("DJANGO_HSTS_SECONDS", 31_536_000, minimum=0),
+        hsts_preload=env.boolean("DJANGO_HSTS_PRELOAD", False),
         allowed_hosts=env.items("DJANGO_ALLOWED_HOSTS", default_hosts),
         csrf_trusted_origins=env.items("CSRF_TRUSTED_ORIGINS", []),
         host=host,

@@ -177,3 +177,20 @@ def test_the_fast_lane_writes_where_the_views_read(personas: Personas, raw_redis
     call(lane, "PUT", "/api/v1/working-memory/c5", personas.owner.key, {"fields": {"k": [1, 2]}})
     stored = raw_redis.hgetall(redis_store.working_memory_key(personas.owner.user.pk, "c5"))
     assert stored == {"k": "[1,2]"}
+
+
+@override_settings(
+    SECURE_SSL_REDIRECT=True, SECURE_HSTS_SECONDS=3600, SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https")
+)
+def test_behind_tls_plain_http_is_redirected_and_https_gets_hsts(personas: Personas) -> None:
+    inner = Counting()
+    lane = FastLane(inner)
+    django = WSGIHandler()
+    key = personas.owner.key
+    assert call(lane, "GET", "/api/v1/working-memory/c6", key)[0] == 301  # Django's redirect
+    secure = {"HTTP_X_FORWARDED_PROTO": "https"}
+    call(lane, "GET", "/api/v1/working-memory/warm-up", key, **secure)
+    before = inner.calls
+    got = call(lane, "GET", "/api/v1/working-memory/c6", key, **secure)
+    assert inner.calls == before and got == call(django, "GET", "/api/v1/working-memory/c6", key, **secure)
+    assert got[1]["Strict-Transport-Security"] == "max-age=3600"
