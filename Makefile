@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint clean-state
+.PHONY: run test lint audit clean-state
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ test: $(VENV)/.dev $(CHROMIUM)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy .
+
+# Known vulnerabilities in the pinned versions: needs PyPI's JSON API or OSV over the network (docs/security.md).
+audit: $(VENV)/.dev
+	$(PY) -m pip install --quiet --disable-pip-version-check pip-audit
+	$(VENV)/bin/pip-audit --requirement requirements.txt --requirement requirements-dev.txt --no-deps --disable-pip
 
 clean-state:
 	rm -rf .state

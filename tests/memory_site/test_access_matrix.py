@@ -3,23 +3,38 @@ anonymously, with a revoked key and (for the admin) as a signed-in user who is n
 never a 2xx, never a 5xx, never a byte of the owner's memory. A route added later is in the matrix by
 construction; one that should answer anonymously must be named in PUBLIC, with the reason.
 
-The owner-teammate-outsider columns for objects are the apps' own tests (tests/*/test_*: every
-service's "outsider gets 404" case) and the schema fuzzer; this file makes sure nothing is reachable
-without a valid identity at all."""
+The object columns come from the same walk: every route and method, its parameters filled with the owner's
+real objects (a conversation, wing, room, closet and drawer, an episode, a typed memory, a context with an
+entry and a snapshot, an agent-private pool, a webhook endpoint, short-term and working memory, the ledger,
+a knowledge-graph entity, an exclusion rule, the owner's agent and key), called by an outsider (another
+person's agent; signed in, for the browser pages): a route naming an object by its global id answers as if
+it did not exist, no answer holds the owner's text or ids, every count equals what a newcomer with nothing
+stored sees, and afterwards the owner's export, working memory, ledger, short-term memory and pools are
+unchanged. A teammate (another agent of the same person) is refused every route of the owner agent's
+agent-scoped context and agent-private pool until it is granted access."""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
 
+from accounts.models import ExclusionRule
 from accounts.services import api_key_revoke
+from episodic.models import Episode
 from ledger import services as ledger_services
-from tests.factories import make_persona, make_user
+from palace.models import Conversation, Drawer, Entity
+from palace.services import mining
+from tests.conftest import Personas
+from tests.factories import Persona, make_persona, make_user
+from tests.palace.test_export_import import remembered  # noqa: F401 - the populated owner
 
 pytestmark = pytest.mark.django_db
 
@@ -126,3 +141,173 @@ def test_the_admin_refuses_a_signed_in_user_who_is_not_staff(owner_memory: str) 
             continue
         response = client.get(concrete(route))
         assert_refused(route, "get", response, anonymous=False)
+
+
+# --- the object columns: outsider and teammate on the owner's real objects ---------------------------------
+
+
+@pytest.fixture
+def owned(api: APIClient, remembered: Personas) -> tuple[Personas, dict[str, str]]:  # noqa: F811
+    """The owner's memory (tests/palace/test_export_import.py `remembered`) plus an object of every other
+    kind a route names, each holding SECRET where it holds text; returns the values that fill each route
+    parameter with the owner's own objects."""
+    owner = remembered.owner
+    h = owner.headers
+
+    def made(response: Any) -> dict[str, Any]:
+        assert response.status_code in (200, 201, 202), response.content
+        return dict(response.json())
+
+    turns = [{"role": "user", "content": f"My locker code is {SECRET}."}]
+    job = made(api.post("/api/v1/conversations", {"conversation_id": "c3", "turns": turns}, format="json", **h))
+    mining.conversation_mine(conversation=Conversation.objects.get(owner=owner.user, external_id="c3"))
+    memory = made(
+        api.post("/api/v1/memories/typed/semantic", {"content": SECRET, "entity_id": "e"}, format="json", **h)
+    )
+    context = made(api.post("/api/v1/contexts", {"name": "private", "description": SECRET}, format="json", **h))
+    entry = made(api.post(f"/api/v1/contexts/{context['id']}/entries", {"content": SECRET}, format="json", **h))
+    snapshot = made(api.post(f"/api/v1/contexts/{context['id']}/snapshots", {"label": SECRET}, format="json", **h))
+    pool = {"pool_id": "mine", "pool_type": "agent_private", "scope": "agent", "data": {"s": SECRET}}
+    made(api.post("/api/v1/pools", pool, format="json", **h))
+    webhook = {"url": "https://hooks.example.com/loci", "event_types": ["memory.mined"], "description": SECRET}
+    endpoint = made(api.post("/api/v1/webhooks", webhook, format="json", **h))
+    made(api.put("/api/v1/short-term/s1/k", {"value": {"s": SECRET}}, format="json", **h))
+    made(api.put("/api/v1/working-memory/c3", {"fields": {"s": SECRET}}, format="json", **h))
+    made(api.post("/api/v1/ledger/c3/mark", {"item": SECRET}, format="json", **h))
+    drawer = Drawer.objects.filter(owner=owner.user).select_related("closet__room").order_by("number").first()
+    episode = Episode.objects.filter(owner=owner.user).first()
+    entity = Entity.objects.filter(owner=owner.user).first()
+    rule = ExclusionRule.objects.filter(owner=owner.user).first()
+    assert drawer and episode and entity and rule
+    values = {
+        "conversation_id": "c3",
+        "session_id": "s1",
+        "key": "k",
+        "name": entity.name,
+        "entity_id:int": str(entity.pk),
+        "entity_id": "e",
+        "memory_type": "semantic",
+        "wing_id": str(drawer.closet.room.wing_id),
+        "room_id": str(drawer.closet.room_id),
+        "closet_id": str(drawer.closet_id),
+        "drawer_id": str(drawer.pk),
+        "episode_id": str(episode.pk),
+        "memory_id": str(memory["id"]),
+        "context_id": str(context["id"]),
+        "entry_id": str(entry["id"]),
+        "snapshot_id": str(snapshot["id"]),
+        "pool_id": "mine",
+        "run_id": "run",
+        "pool_type": "shared",
+        "rule_id": str(rule.pk),
+        "endpoint_id": str(endpoint["id"]),
+        "delivery_id": str(uuid.uuid4()),
+        "job_id": str(job["job_id"]),
+        "agent_id": str(owner.agent.pk),
+        "source_agent_id": str(owner.agent.pk),
+        "prefix": owner.api_key.prefix,
+        "receipt_id": str(uuid.uuid4()),
+        "tier": "long_term",
+        "flag": "pin",
+        "step_name": "s",
+        "tool_name": "t",
+        "field_name": "s",
+    }
+    return remembered, values
+
+
+def filled(route: str, values: dict[str, str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        kind, name = match.group(1) or "str", match.group(2)
+        return values.get(f"{name}:{kind}") or values.get(name) or FILLERS[kind]
+
+    path = re.sub(r"<(?:(\w+):)?(\w+)>", value, route)
+    return "/" + path.replace("^", "").replace("$", "")
+
+
+def owner_state(api: APIClient, owner: Persona) -> list[str]:
+    """Everything the owner can read back, as text: the export, working memory, the ledger, short-term."""
+    exported = b"".join(api.get("/api/v1/export", **owner.headers).streaming_content).decode()  # type: ignore[attr-defined]
+    rows = [line for line in exported.splitlines() if '"exported_at"' not in line]
+    for path in ("/api/v1/working-memory/c3", "/api/v1/ledger/c3", "/api/v1/short-term/s1/k", "/api/v1/pools/mine"):
+        read = api.get(path, **owner.headers).json()
+        # These reads count themselves: the counters are the owner's own doing, not the outsider's.
+        read = {k: v for k, v in read.items() if k not in ("access_count", "last_accessed_at")}
+        rows.append(json.dumps(read, sort_keys=True))
+    return rows
+
+
+def markers(values: dict[str, str], owner: Persona) -> list[str]:
+    """Strings only the owner's data holds: SECRET and the owner's unguessable ids."""
+    ids = [values[k] for k in ("context_id", "entry_id", "snapshot_id", "memory_id", "episode_id", "endpoint_id")]
+    return [SECRET, str(owner.agent.pk), owner.user.username, *ids]
+
+
+def api_routes() -> list[str]:
+    return [r for r in routes() if not r.startswith(("admin/", "accounts/")) and r not in PUBLIC]
+
+
+def test_an_outsider_reaches_none_of_the_owners_objects(
+    api: APIClient, owned: tuple[Personas, dict[str, str]], django_capture_on_commit_callbacks: Any
+) -> None:
+    personas, values = owned
+    owner, outsider = personas.owner, personas.outsider
+    before = owner_state(api, owner)
+    secrets = markers(values, owner)
+    newcomer = make_persona()
+    browser = Client()
+    browser.force_login(outsider.user)
+    checked = 0
+    for method in METHODS:  # every read first, before the outsider has written anything of its own
+        for route in api_routes():
+            path = filled(route, values)
+            with django_capture_on_commit_callbacks(execute=True):
+                if route.startswith(("memory/", "settings/")):
+                    response = getattr(browser, method)(path)
+                else:
+                    response = getattr(api, method)(path, {}, format="json", **outsider.headers)
+            where = f"{method.upper()} {path} -> {response.status_code}"
+            body = b"".join(response.streaming_content) if response.streaming else response.content
+            text = body.decode(errors="replace")
+            assert response.status_code < 500, where
+            assert not [s for s in secrets if s in text], where
+            # A route naming one of the owner's objects by its global id answers as if it did not exist.
+            if re.search(r"<(int|uuid):", route):
+                refusals = (302, 403, 404, 405) if route.startswith(("memory/", "settings/")) else (400, 403, 404, 405)
+                assert response.status_code in refusals, where
+            if (
+                method == "get"
+                and response.status_code == 200
+                and response.get("Content-Type", "").startswith("application/json")
+            ):
+                # Counts and totals: what a newcomer with nothing stored sees (their own agent and key).
+                counted = json.loads(text)
+                if isinstance(counted, dict) and isinstance(counted.get("count"), int):
+                    control = api.get(path, **newcomer.headers).json()
+                    assert counted["count"] == control["count"], f"{where}: a count includes the owner's rows"
+            checked += 1
+    assert checked > 700  # every non-admin route, every method
+    assert owner_state(api, owner) == before  # nothing the outsider sent changed the owner's memory
+
+
+def test_a_teammate_reaches_no_scoped_object_it_was_not_granted(
+    api: APIClient, owned: tuple[Personas, dict[str, str]]
+) -> None:
+    """Another agent of the same person: the agent-scoped context and the agent-private pool of the owner's
+    agent stay closed to it until granted, on every route that names them."""
+    personas, values = owned
+    owner, teammate = personas.owner, personas.teammate
+    before = owner_state(api, owner)
+    scoped = [r for r in api_routes() if "<uuid:context_id>" in r or "<str:pool_id>" in r]
+    assert len(scoped) > 15
+    for method in METHODS:
+        for route in scoped:
+            path = filled(route, values)
+            response = getattr(api, method)(path, {}, format="json", **teammate.headers)
+            where = f"{method.upper()} {path} -> {response.status_code}"
+            assert response.status_code in (400, 403, 404, 405), where
+            assert SECRET not in response.content.decode(errors="replace"), where
+    assert owner_state(api, owner) == before
+    granted = {"agent_id": str(teammate.agent.pk), "level": "read"}
+    assert api.post("/api/v1/pools/mine/grant", granted, format="json", **owner.headers).status_code == 200
+    assert SECRET in api.get("/api/v1/pools/mine", **teammate.headers).content.decode()  # the column can pass
