@@ -10,7 +10,7 @@ a knowledge-graph entity, an exclusion rule, the owner's agent and key), called 
 person's agent; signed in, for the browser pages): a route naming an object by its global id answers as if
 it did not exist, no answer holds the owner's text or ids, every count equals what a newcomer with nothing
 stored sees, and afterwards the owner's export, working memory, ledger, short-term memory and pools are
-unchanged. A teammate (another agent of the same person) is refused every route of the owner agent's
+unchanged; every MCP tool (from the server's own list) likewise. A teammate (another agent of the same person) is refused every route of the owner agent's
 agent-scoped context and agent-private pool until it is granted access."""
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from accounts.models import ExclusionRule
 from accounts.services import api_key_revoke
 from episodic.models import Episode
 from ledger import services as ledger_services
+from memory_site.mcp_server.tools import TOOLS
 from palace.models import Conversation, Drawer, Entity
 from palace.services import mining
 from tests.conftest import Personas
@@ -311,3 +312,48 @@ def test_a_teammate_reaches_no_scoped_object_it_was_not_granted(
     granted = {"agent_id": str(teammate.agent.pk), "level": "read"}
     assert api.post("/api/v1/pools/mine/grant", granted, format="json", **owner.headers).status_code == 200
     assert SECRET in api.get("/api/v1/pools/mine", **teammate.headers).content.decode()  # the column can pass
+
+
+def test_an_outsider_reaches_none_of_the_owners_objects_through_mcp_tools(
+    api: APIClient, owned: tuple[Personas, dict[str, str]]
+) -> None:
+    """Every MCP tool, from the server's own list, called by an outsider with arguments that name the owner's
+    objects (its conversation, job, drawer and entity, and a query its memory answers with SECRET)."""
+    personas, values = owned
+    owner, outsider = personas.owner, personas.outsider
+    before = owner_state(api, owner)
+    secrets = markers(values, owner)
+    arguments = {
+        "query": "what is my locker code",  # the owner's drawer answers it with SECRET
+        "conversation_id": "c3",
+        "job_id": values["job_id"],
+        "memory_type": "semantic",
+        "content": "an outsider's note",
+        "entity_id": "e",
+        "action": "get",
+        "item": "locker",
+        "entity": values["name"],
+        "subject": values["name"],
+        "predicate": "knows",
+        "object": "someone",
+        "turns": [{"role": "user", "content": "hello"}],
+        "kind": "drawer",
+        "id": values["drawer_id"],
+        "fields": {"s": "x"},
+    }
+    called = 0
+    for tool in TOOLS.values():
+        schema = tool.input_schema
+        given = {name: arguments[name] for name in schema.get("required", [])}
+        for action in schema["properties"].get("action", {}).get("enum", [None]):
+            args = given | ({"action": action} if action else {})
+            if tool.name == "forget":
+                args |= {"kind": "drawer", "id": values["drawer_id"]}
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool.name, "arguments": args}}
+            response = api.post("/mcp", body, format="json", **outsider.headers)
+            text = response.content.decode(errors="replace")
+            assert response.status_code == 200, f"{tool.name}: {text[:300]}"
+            assert not [s for s in secrets if s in text], f"{tool.name} {args}: {text[:500]}"
+            called += 1
+    assert called >= len(TOOLS)
+    assert owner_state(api, owner) == before
