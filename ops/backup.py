@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -34,6 +35,7 @@ from memory_site.redis_client import redis_options
 Progress = Callable[[str], None]
 MANIFEST, DUMP, KEYS = "manifest.json", "postgres.dump", "redis.jsonl"
 REDIS_BATCH = 1000
+RESTORE_MAINTENANCE_WORK_MEM = os.environ.get("RESTORE_MAINTENANCE_WORK_MEM", "1GB")
 
 
 class BackupError(Exception):
@@ -74,17 +76,23 @@ def table_rows() -> dict[str, int]:
         return {name: int(rows) for name, rows in cursor.fetchall()}
 
 
-def _run_with_progress(command: list[str], total: int, what: str, progress: Progress) -> None:
-    """Run pg_dump / pg_restore --verbose, counting the tables it reports against `total`."""
+def _run_with_progress(
+    command: list[str], total: int, what: str, progress: Progress, env: dict[str, str] | None = None
+) -> None:
+    """Run pg_dump / pg_restore --verbose, counting the tables it reports against `total`, and naming each
+    index as it is built (on a restore, the drawers' vector index is most of the time)."""
     started, done = time.monotonic(), 0
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
     tail: list[str] = []
     for line in process.stderr:
         tail = [*tail[-20:], line.rstrip()]
-        if "dumping contents of table" in line or "processing data for table" in line:
+        serial = "dumping contents of table" in line or "processing data for table" in line
+        if serial or ("finished item" in line and "TABLE DATA" in line):
             done += 1
             progress(f"  {what}: {done}/{total} tables · {time.monotonic() - started:.1f}s")
+        elif "INDEX" in line and ("creating INDEX" in line or "launching item" in line):
+            progress(f"  {what}: building index {line.split()[-1].strip(chr(34))} · {time.monotonic() - started:.1f}s")
     if process.wait() != 0:
         raise BackupError(f"{Path(command[0]).name} failed:\n" + "\n".join(tail))
 
@@ -153,9 +161,11 @@ def _batches(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
         yield batch
 
 
-def restore(source: Path, progress: Progress, *, replace: bool = False) -> dict[str, Any]:
+def restore(source: Path, progress: Progress, *, replace: bool = False, jobs: int = 2) -> dict[str, Any]:
     """Load the backup in `source` into the configured database and Redis. Without `replace` the database
-    must hold no Loci tables yet (a fresh state folder, or an empty database)."""
+    must hold no Loci tables yet (a fresh state folder, or an empty database). `jobs` tables and indexes are
+    loaded at once, each index build with `RESTORE_MAINTENANCE_WORK_MEM` (an HNSW graph that fits in it is
+    built several times faster)."""
     manifest = json.loads((source / MANIFEST).read_text())
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
@@ -163,10 +173,12 @@ def restore(source: Path, progress: Progress, *, replace: bool = False) -> dict[
     if existing and not replace:
         raise BackupError(f"the database already has {existing} tables: restore into an empty one, or --replace")
     connection.close()  # pg_restore recreates what this connection would hold open
-    command = [pg_binary("pg_restore"), "--no-owner", "--verbose", "--exit-on-error", f"--dbname={database_url()}"]
+    command = [pg_binary("pg_restore"), "--no-owner", "--verbose", "--exit-on-error", f"--jobs={max(1, jobs)}"]
+    command.append(f"--dbname={database_url()}")
     if replace:
         command += ["--clean", "--if-exists"]
-    _run_with_progress([*command, str(source / DUMP)], len(manifest["rows"]), "postgres", progress)
+    env = {**os.environ, "PGOPTIONS": f"-c maintenance_work_mem={RESTORE_MAINTENANCE_WORK_MEM}"}
+    _run_with_progress([*command, str(source / DUMP)], len(manifest["rows"]), "postgres", progress, env)
     restored = _restore_redis(source / KEYS, progress)
     return {**manifest, "redis_keys_restored": restored}
 

@@ -12,7 +12,9 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 
 def _check(**env: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"]
-    full_env = {**os.environ, "DJANGO_DEBUG": "false", **env}
+    # The browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE for the suite's process; no deployment has it.
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    full_env = {**inherited, "DJANGO_DEBUG": "false", **env}
     return subprocess.run(command, cwd=BASE_DIR, env=full_env, capture_output=True, text=True, timeout=120)
 
 
