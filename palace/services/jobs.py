@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 # Sent by name: tasks call services, services never import tasks (palace/tasks.py registers it).
 MINE_TASK = "palace.mine_conversation"
 JOB_BATCH = 8  # conversations mined together by one job run (one embedding batch)
+RACE_RETRIES = 3
 
 
 def job_send(*, job_id: Any) -> bool:
@@ -122,6 +123,14 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
     jobs = [job, *MiningJob.objects.select_related("conversation", "conversation__agent").filter(pk__in=extra_ids)]
     conversations = list({j.conversation_id: j.conversation for j in jobs}.values())
     results = conversations_mine(conversations=conversations)
+    for _ in range(RACE_RETRIES):
+        # Another run wrote some of these conversations while this one prepared them: mine them again,
+        # which reads their turns afresh. It adds what the other run did not have (turns appended after
+        # it read them), or finds nothing left, so this run's jobs are marked below, never left running.
+        raced = [c for c in conversations if results[c.pk].get("raced")]
+        if not raced:
+            break
+        results.update(conversations_mine(conversations=raced))
     for conversation in conversations:
         # This run covered every request for the conversation made before it started.
         # (The jobs this run claimed, whenever they were asked for, and the ones still queued from
@@ -130,7 +139,8 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
             Q(pk__in=[j.pk for j in jobs]) | Q(status=MiningJob.Status.QUEUED, requested_at__lte=now)
         )
         if results[conversation.pk].pop("raced", 0):
-            # Another run mined this conversation meanwhile: that run marks these jobs, with its counts.
+            # Raced on every try (runs keep arriving for it): the last of them marks these jobs; the outbox
+            # sends any left running again once they are abandoned.
             continue
         if not results[conversation.pk]["drawers"]:
             # Nothing new here: never overwrite the counts a run that did the work has written.
