@@ -193,11 +193,10 @@ class Agent(threading.Thread):
 
     # --- afterwards -----------------------------------------------------------------------------------
 
-    def verify(self, wait_seconds: float) -> tuple[int, list[str]]:
-        """(writes checked, what was lost) once the agent has stopped."""
-        self.complete()
+    def verify(self, deadline: float) -> tuple[int, list[str]]:
+        """(writes checked, what was lost) once the agent has stopped; jobs not done by `deadline` (one for
+        the whole run, on time.monotonic()) count as lost."""
         lost: list[str] = []
-        deadline = time.monotonic() + wait_seconds
         for job in self.log.jobs:
             while True:
                 status = (self.http.get(f"jobs/{job}").json() or {}).get("status")
@@ -301,7 +300,10 @@ def main() -> int:
     print("verifying every acknowledged write ...", flush=True)
     checked, lost = 0, []
     for agent in agents:
-        n, missing = agent.verify(args.job_wait)
+        agent.complete()
+    deadline = time.monotonic() + args.job_wait
+    for agent in agents:
+        n, missing = agent.verify(deadline)
         checked += n
         lost += missing
     ops: Counter[str] = Counter()
