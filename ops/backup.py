@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ from memory_site.redis_client import redis_options
 Progress = Callable[[str], None]
 MANIFEST, DUMP, KEYS = "manifest.json", "postgres.dump", "redis.jsonl"
 REDIS_BATCH = 1000
+TICK_SECONDS = 10
 RESTORE_MAINTENANCE_WORK_MEM = os.environ.get("RESTORE_MAINTENANCE_WORK_MEM", "1GB")
 
 
@@ -77,22 +79,44 @@ def table_rows() -> dict[str, int]:
 
 
 def _run_with_progress(
-    command: list[str], total: int, what: str, progress: Progress, env: dict[str, str] | None = None
+    command: list[str],
+    total: int,
+    what: str,
+    progress: Progress,
+    env: dict[str, str] | None = None,
+    written: Path | None = None,
 ) -> None:
-    """Run pg_dump / pg_restore --verbose, counting the tables it reports against `total`, and naming each
-    index as it is built (on a restore, the drawers' vector index is most of the time)."""
-    started, done = time.monotonic(), 0
+    """Run pg_dump / pg_restore --verbose, counting the tables it reports against `total`, naming each
+    index as it is built (on a restore, the drawers' vector index is most of the time), and every
+    TICK_SECONDS saying what it is still doing (a million drawers take minutes in one table), with the
+    size of `written` so far."""
+    started, done, doing = time.monotonic(), 0, ["starting"]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
+    finished = threading.Event()
+
+    def tick() -> None:
+        while not finished.wait(TICK_SECONDS):
+            size = f" · {written.stat().st_size / 1e6:,.0f} MB written" if written and written.exists() else ""
+            progress(f"  {what}: {doing[0]} · {time.monotonic() - started:.0f}s{size}")
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
     tail: list[str] = []
-    for line in process.stderr:
-        tail = [*tail[-20:], line.rstrip()]
-        serial = "dumping contents of table" in line or "processing data for table" in line
-        if serial or ("finished item" in line and "TABLE DATA" in line):
-            done += 1
-            progress(f"  {what}: {done}/{total} tables · {time.monotonic() - started:.1f}s")
-        elif "INDEX" in line and ("creating INDEX" in line or "launching item" in line):
-            progress(f"  {what}: building index {line.split()[-1].strip(chr(34))} · {time.monotonic() - started:.1f}s")
+    try:
+        for line in process.stderr:
+            tail = [*tail[-20:], line.rstrip()]
+            serial = "dumping contents of table" in line or "processing data for table" in line
+            if serial or ("finished item" in line and "TABLE DATA" in line):
+                done += 1
+                if serial:
+                    doing[0] = f"table {done} of {total}: {line.split()[-1].strip(chr(34))}"
+                progress(f"  {what}: {done}/{total} tables · {time.monotonic() - started:.1f}s")
+            elif "INDEX" in line and ("creating INDEX" in line or "launching item" in line):
+                doing[0] = f"building index {line.split()[-1].strip(chr(34))}"
+                progress(f"  {what}: {doing[0]} · {time.monotonic() - started:.1f}s")
+    finally:
+        finished.set()
     if process.wait() != 0:
         raise BackupError(f"{Path(command[0]).name} failed:\n" + "\n".join(tail))
 
@@ -104,7 +128,7 @@ def backup(out: Path, progress: Progress) -> dict[str, Any]:
         raise BackupError(f"{out} already holds a backup")
     rows = table_rows()
     command = [pg_binary("pg_dump"), "--format=custom", "--no-owner", "--verbose", f"--file={out / DUMP}"]
-    _run_with_progress([*command, f"--dbname={database_url()}"], len(rows), "postgres", progress)
+    _run_with_progress([*command, f"--dbname={database_url()}"], len(rows), "postgres", progress, written=out / DUMP)
     keys = _dump_redis(out / KEYS, progress)
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
