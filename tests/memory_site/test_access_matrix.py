@@ -10,8 +10,9 @@ a knowledge-graph entity, an exclusion rule, the owner's agent and key), called 
 person's agent; signed in, for the browser pages): a route naming an object by its global id answers as if
 it did not exist, no answer holds the owner's text or ids, every count equals what a newcomer with nothing
 stored sees, and afterwards the owner's export, working memory, ledger, short-term memory and pools are
-unchanged; every MCP tool (from the server's own list) likewise. A teammate (another agent of the same person) is refused every route of the owner agent's
-agent-scoped context and agent-private pool until it is granted access."""
+unchanged; every MCP tool (from the server's own list) likewise. A teammate (another agent of the same
+person) is refused every route of the owner agent's agent-scoped context and agent-private pool until it is
+granted access."""
 
 from __future__ import annotations
 
