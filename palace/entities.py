@@ -29,9 +29,11 @@ from palace.entity_kinds import (
     titled,
 )
 from palace.entity_names import (
+    ADMINISTRATIVE,
     ALIASES,
     NOT_ENTITIES,
     TITLES,
+    camel_words,
     capitalised_runs,
     clean,
     common_word,
@@ -97,6 +99,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
         runs = capitalised_runs(text, lower_words)
+        runs += [w for w in camel_words(text) if not any(a < w[1] and w[0] < b for a, b, _ in runs)]
         for start, end, text_of, label in _spans(doc, runs):
             if KIND_OF_LABEL.get(label) is None or any(a <= start < b for a, b in covered):
                 continue
@@ -111,6 +114,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             ):
                 label = "ORG"  # "the Beatles", "the Smiths": a band or a family business, not one person
             text_of = re.split(r"\s+[-\u2013\u2014]\s+", text_of)[0]  # "ABBVIE - Signal Processing Scientist"
+            owner_of = re.match(r"^(.*?[A-Z][\w.]*)(['\u2019]s?)\s[\"\u201c]", text_of)
+            if owner_of:  # The Beatles' "Sgt. Pepper's …": the one whose title is quoted, then the title
+                text_of, end = owner_of.group(1), start + len(owner_of.group(1))
+                label = "ORG" if owner_of.group(2) in ("'", "\u2019") and text_of.endswith("s") else "PERSON"
             if any(a <= start < b for a, b in skip):
                 continue
             # The entity is the whole quoted title ("The Crown"), give or take the quote marks.
@@ -129,7 +136,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                     found.append((ALIASES[name.lower()], "place"))
                     continue
                 kind = kind_in_context(name, label, before, quoted, after)
-                if kind == "work" and before.endswith(("The ", "the ")) and not name.startswith("The "):
+                if kind is not None and ADMINISTRATIVE.match(text_of.removeprefix("the ")):
+                    kind = "place"  # "the State of New South Wales"
+                article = before.endswith(("The ", "the ")) or text_of.startswith("The ")
+                if kind == "work" and article and not name.startswith("The "):
                     name = f"The {name}"  # a title keeps its article: "The Nightingale"
                 if kind is not None and (is_plausible(name, label, lower_words) or titled(name, quoted, before, after)):
                     found.append((name, kind))
@@ -143,6 +153,14 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if kind is not None and is_plausible(name, "ORG", lower_words):
                 found.append((name, kind))
                 covered.append((start, end))
+        for match in QUOTED.finditer(text):  # Taylor Swift's "Anti-Hero", The Beatles' "Abbey Road": a work
+            title = clean(match.group(1) or match.group(2), keep_article=True)
+            owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", text[max(0, match.start() - 40) : match.start()])
+            small = {"a", "an", "the", "of", "for", "and", "or", "in", "on", "to", "with", "at", "by"}
+            words = title.split()
+            if owned and words and all(w[0].isupper() or w[0].isdigit() or w in small for w in words):
+                if not any(a <= match.start() + 1 < b for a, b in [*covered, *skip]):
+                    found.append((title, "work"))
         found += gazetteer_mentions(text, [*covered, *skip])
     return found
 
@@ -179,7 +197,7 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
 # number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.").
 NAME_TAIL = re.compile(
-    r"-[A-Z0-9][\w]*|\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-z]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-Z][\w]*|(?<=\s[ON]['\u2019])\s[A-Z][\w]*|-[A-Z0-9][\w]*|\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-z]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )

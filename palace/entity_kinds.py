@@ -115,6 +115,24 @@ KNOWN = re.compile(
 )
 
 
+# Given names (given_names.txt): "Anish Kapoor", "Emma" are people, whatever label the small model gives them.
+GIVEN_NAMES = frozenset(
+    line.strip()
+    for line in (Path(__file__).with_name("given_names.txt")).read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
+def personal_name(name: str) -> bool:
+    """One to three capitalised words, the first a given name: "Anish Kapoor", "Maria", "Li Wei Chen"."""
+    words = name.split()
+    return (
+        0 < len(words) <= 3
+        and words[0] in GIVEN_NAMES
+        and all(w[0].isupper() and w.replace("-", "").replace("'", "").isalpha() for w in words)
+    )
+
+
 def known_kind(name: str) -> str | None:
     return KNOWN_KINDS.get(re.sub(r"^the\s+", "", name.lower()))
 
@@ -147,14 +165,18 @@ BRAND = re.compile(
     r"(?<![\w@#/.])(" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?![\w/])", re.I
 )
 # Words common in chat that are also brand names: only a capitalised mention counts.
-BRANDS_NEED_CAPITAL = frozenset("target apple zoom notion medium slack excel kindle audible".split())
+BRANDS_NEED_CAPITAL = frozenset(
+    """target apple zoom notion medium slack excel kindle audible calm coach gap omega pandora tidal peacock
+    paramount subway puma converse vans crocs brooks chewy sears ford jeep columbia discord telegram twitch
+    ww tiffany dove""".split()
+)
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
 # Venues count as organisations, as people file them: a museum, a hotel or a café is an institution or a
 # business with a name, where a park or a street is a place.
 ORG_SUFFIX = re.compile(
     r"\b(?:Museum|Gallery|Library|Hotel|Resort|Inn|Restaurant|Cafe|Café|Bar|Pub|Tavern|Bistro|Bakery|Center|"
     r"Centre|Mall|Market|Theatre|Theater|Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
-    r"University|College|Academy|School|Club|Agency|Studios?|Records|Airlines?|Airways|Motors|Labs?|"
+    r"University|College|Academy|School|Club|Agency|Studios?|Records|Air|Airlines?|Airways|Motors|Labs?|Mobile|Wireless|"
     r"Services?|Partners|Jewell?ers|Bakery|Brewery|Brewing|Pharmacy|Clinic|Hospital|Council|Committee|"
     r"Federation|League|Union|Network|Press|Publishing|Media|Systems|Technologies|Solutions|Industries|"
     r"Collective|Guild|Fund|Trust|Church|Ministries|Department|Bureau|Commission|Authority|Administration)$"
@@ -190,7 +212,9 @@ QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]
 WORK_CUE = re.compile(
     r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watch(?:ed|ing)?|re-?watch(?:ed|ing)?|listening to|"
     r"(?:\d+\s+)?(?:episodes?|seasons?|chapters?|volumes?|issues?) of|"
-    r"listen(?:ed)? to|the (?:book|novel|show|series|movie|film|podcast|album|song|game|video game|play|musical|opera|"
+    r"listen(?:ed)? to|play(?:ing|ed)?|"
+    r"(?:book|novel|song|film|movie|show|album|podcast|article|essay|poem|course)\s+(?:titled|entitled|called)|"
+    r"the (?:book|novel|show|series|movie|film|podcast|album|song|game|video game|play|musical|opera|"
     r"documentary|painting|sculpture|statue|mural|poem|trilogy|franchise|audiobook))\s+(?:[Tt]he\s+)?$",
     re.I,
 )
@@ -208,8 +232,8 @@ VENUE_CUE = re.compile(
 )
 # What follows a name and says it is not a person: "Coursera's courses", "Sephora store".
 THING_AFTER = re.compile(
-    r"^(?:'s|\u2019s)?\s+(?:app|website|site|store|shop|platform|course|courses|account|brand|products?|"
-    r"subscription|membership|card|model|series)\b",
+    r"^(?:'s|\u2019s|'|\u2019)?\s+(?:app|website|site|store|stores|shop|platform|course|courses|account|brand|products?|"
+    r"subscription|membership|card|model|series|rewards|loyalty|pharmacy|locations?|gift cards?|points)\b",
     re.I,
 )
 
@@ -253,6 +277,9 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
     return kind
 
 
+CASE_NAME = re.compile(r"^[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*\s+v(?:s)?\.\s+[A-Z]")
+
+
 def kind_of(name: str, label: str) -> str | None:
     """The wing kind of one mention: spaCy's label, corrected by the name's own shape — a place word at
     the end makes a place ("Yellowstone National Park"), a venue or company word an organisation ("Billy
@@ -260,6 +287,8 @@ def kind_of(name: str, label: str) -> str | None:
     kind = KIND_OF_LABEL.get(label)
     if kind is None:
         return None
+    if CASE_NAME.search(name):
+        return "work"  # "Brown v. Board of Education": a court case
     if name.endswith("ism") and " " not in name:  # Judaism, Buddhism: a topic, not an organisation
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
@@ -281,6 +310,8 @@ def kind_of(name: str, label: str) -> str | None:
         return "organisation"
     if PERSON_TITLE.match(name):
         return "person"  # "Infanta Isabella Clara Eugenia", "Queen Victoria": no suffix above made it a place
+    if personal_name(name) and not known_kind(name) and label != "WORK_OF_ART":
+        return "person"  # "Anish Kapoor" read as a place
     return kind
 
 
@@ -308,6 +339,8 @@ def shape_kind(name: str) -> str | None:
         return "project"
     if ORG_SUFFIX.search(name):
         return "organisation"
+    if personal_name(name) and " " in name:
+        return "person"
     return None
 
 
@@ -319,7 +352,8 @@ PERSON_NOUNS = (
     r"streamer|influencer|blogger|podcaster|host|chef|designer|teacher|professor|tutor|coach|trainer|doctor|"
     r"dentist|therapist|nurse|scientist|researcher|historian|philosopher|economist|politician|king|queen|"
     r"prince|princess|player|athlete|gamer|entrepreneur|founder|guy|girl|man|woman|lady|boy|neighbou?r|boss|"
-    r"manager|mentor|client|student|classmate|roommate|cousin|character|protagonist|heroine|hero|villain)s?"
+    r"manager|mentor|client|student|classmate|roommate|cousin|character|protagonist|heroine|hero|villain|"
+    r"pet|dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|horse|pony)s?"
 )
 ORG_NOUNS = (
     r"(?:company|brand|startup|retailer|chain|restaurant|caf[eé]|bakery|shop|store|app|platform|website|service|"
@@ -342,7 +376,27 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s+" + WORK_NOUNS + r"\b"), "work"),  # "the new Call of Duty game", "the Cloud Gate sculpture"
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
 )
+# The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
+LISTED = r"(?:[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*){0,3},?\s+(?:(?:or|and)\s+)?){0,4}"
 CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:games|shows|series|books|novels|movies|films|songs|albums|podcasts)\s*,?\s+"
+            r"(?:like|such as|including|similar to)\s+" + LISTED + r"$",
+            re.I,
+        ),
+        "work",
+    ),
+    (
+        re.compile(
+            r"\b" + ORG_NOUNS + r"s?\s*,?\s+(?:like|such as|including|called|named)\s+(?:the\s+)?" + LISTED + r"$", re.I
+        ),
+        "organisation",
+    ),
+    (
+        re.compile(r"\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}" + ORG_NOUNS + r",\s+(?:the\s+)?$", re.I),
+        "organisation",
+    ),
     (re.compile(r"\b" + PERSON_NOUNS + r"\s+(?:named|called)\s+$", re.I), "person"),
     (
         re.compile(

@@ -27,6 +27,7 @@ NOT_ENTITIES = frozenset(
 
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
+ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-Z])")
 LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
 MARKDOWN_HEADING = re.compile(
@@ -61,6 +62,7 @@ def clean(text: str, *, keep_article: bool = False) -> str:
     text = re.sub(r"^(?i:the\s+)?['\u2018\"\u201c]", "", text)  # the 'Paws for a Cause' gala: the quote starts the name
     if not (keep_article and text[:4].lower() == "the "):
         text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")
+    text = ADMINISTRATIVE.sub("", text)  # "the State of New South Wales": the place is New South Wales
     return TRAILING.sub("", text).strip()
 
 
@@ -78,7 +80,8 @@ _CAP_WORD = r"(?:[A-Z][\w\u2019'+&-]*|[A-Z]*\d[\w-]*|#\d+)"
 # A run of them after a determiner or preposition, so never at a sentence start: names the small model
 # misses in chat ("the Kawai ES110", "a Boss DS-1", "at Yoga Bliss", "the Billy Bookcase").
 CAPITALISED_RUN = re.compile(
-    rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|into|about|and|or)\s+({_CAP_WORD}(?:\s+{_CAP_WORD}){{0,4}})"
+    rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|titled|entitled|into|about|and|or|like|as|including)\s+"
+    rf"({_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,4}})"
 )
 # A chain's name before "by" and its brand: "Courtyard by Marriott Isla Verde Beach Resort", "Hampton Inn by
 # Hilton". Joined only when the run after "by" ends in a venue word, so "the Mona Lisa by Leonardo" stays apart.
@@ -100,6 +103,10 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
             name, start = brand.group(1) + name, start - len(brand.group(1))
         owner = re.match(r"^.*?[\w.]+(?:'s|\u2019s)\s+", name)
         if owner:  # "NEA's Our Town Program": the name is what the possessive owns
+            owned = name[owner.end() :].split()
+            business = re.search(r"\b(?:a|an)\s+$", text[max(0, start - 4) : start])  # "a Portillo's Hot Dogs"
+            if business or all(w.isalpha() and common_word(w, lower_words) for w in owned):
+                continue  # "a Portillo's Hot Dogs": the owner's name and common words, not another name
             start += owner.end()
             name = name[owner.end() :]
         words = name.split()
@@ -108,18 +115,33 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         name = " ".join(words)
         if not words:
             continue
-        if words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
+        if words[0] == "The" and len(words) > 1:  # "games like The Witcher 3": a title keeps its article
+            pass
+        elif words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
             continue
         has_model = any(MODEL_NUMBER.match(w) for w in words[1:]) or bool(MODEL_NUMBER.match(words[0]))
+        if has_model and all(w.isdigit() or common_word(w, lower_words) for w in words):
+            has_model = False  # "Remove Item 6", "Chapter 2": a label and its number, not a model
         # "TechX", "YogaGlo"; not "RnD", an abbreviation with one lower-case letter
         camel = len(words) == 1 and re.search(r"[a-z][A-Z]", words[0]) is not None and re.search(r"[a-z]{2}", words[0])
-        if len(words) < 2 and not (has_model or camel):
+        compound = len(words) == 1 and HYPHENATED_NAME.match(words[0]) is not None  # "a Spider-Man poster"
+        if len(words) < 2 and not (has_model or camel or compound):
             continue
         alpha = [w for w in words if w.isalpha()]
-        if not has_model and (not alpha or all(common_word(w, lower_words) for w in alpha)):
+        if not (has_model or compound) and (not alpha or all(common_word(w, lower_words) for w in alpha)):
             continue
         runs.append((start, start + len(name), name))
     return runs
+
+
+# One word of capitalised parts joined by a hyphen: "Spider-Man", "Coca-Cola" (not "Tteokbokki-inspired").
+HYPHENATED_NAME = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)+$")
+# A CamelCase word mid-sentence, whatever precedes it: "check out TrailLink", "I use YogaGlo".
+CAMEL_WORD = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Z][A-Za-z]*[a-z](?![\w-])")
+
+
+def camel_words(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0)) for m in CAMEL_WORD.finditer(text)]
 
 
 def key(name: str) -> str:
@@ -159,7 +181,18 @@ def all_lower_case(text: str) -> bool:
 # "the Natural History Museum", "the City Council": common words, but an institution's name all the same.
 INSTITUTION = re.compile(
     r"\b(?:Museum|Gallery|Library|University|College|School|Hospital|Council|Society|Institute|Zoo|Theatre|"
-    r"Theater|Cathedral|Park)$"
+    r"Theater|Cathedral|Park)$|^(?:Museum|Gallery|Library|University|College|School|Institute|Academy|Bank|"
+    r"Church|Department|Ministry|Council) of "
+)
+# A part of a document and its number: "Chapter 1", "Item 6", "Step 3".
+NUMBERED_LABEL = re.compile(
+    r"^(?:Chapter|Section|Part|Step|Item|Page|Figure|Table|Verse|Lesson|Module|Unit|Week|Day|Level|Episode|"
+    r"Season|Round|Phase|Stage|Article|Clause|Schedule|Appendix|Annex|Exhibit|Question|Task|Point)\s+\d"
+)
+# A date is not a name: "Date 16 February 2023", "March 15th".
+DATED = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b.*\d|"
+    r"\d.*\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
 )
 
 
@@ -175,8 +208,13 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if ABBREVIATION.fullmatch(text):  # "RnD", "PhD", "BSc": an abbreviation, not a name
         return False
+    if DATED.search(text) or NUMBERED_LABEL.match(text):
+        return False
     words = text.split()
     if len([w for w in words if w not in ("by", "of", "de", "the")]) > 6 or text.endswith(("?", "!")):
+        return False
+    # "Siege Tanks", "Sweet Potatoes": a person's name does not end in a common plural noun
+    if label == "PERSON" and len(words) > 1 and words[-1].endswith("s") and common_word(words[-1], lower_words):
         return False
     # One capitalised word that the conversation also writes in lower case: a common noun or interjection.
     # Kept for PERSON/GPE when it is not a common word elsewhere ("Rachel", "Denver").
@@ -244,7 +282,9 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
 # "Earl Grey tea", "Vinyasa flow". spaCy's small model reads such a word as a person.
 STYLE_OF = re.compile(
     r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-Z][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
-    r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wine|grapes?)\b"
+    r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wine|grapes?|"
+    r"spritzers?|cocktails?|recipes?|dish(?:es)?|drinks?|beers?|liquor|smoothies?|salads?|soups?|dumplings|noodles|"
+    r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?)\b"
 )
 # A quoted or named thing followed by a word for a part of an app: "the "Quick Add" feature", "the Today view".
 UI_ELEMENT_AFTER = re.compile(
@@ -260,11 +300,19 @@ _TITLE_WORD = r"(?:[A-Z][\w'\u2019-]*|\d+)"
 SUBTITLE = re.compile(rf":\s+({_TITLE_WORD}(?:\s+(?:(?:of|the|and|a|in|on|to)\s+)?{_TITLE_WORD}){{0,4}})")
 
 
+# "Tteokbokki-inspired rice cakes", "Korean-style": a word made into an adjective names a style, not a thing.
+ADJECTIVE_SUFFIX = re.compile(
+    r"^-(?:inspired|style|styled|themed|flavou?red|based|like|esque|infused|shaped|type)\b", re.I
+)
+
+
 def not_a_name_here(name: str, after: str) -> bool:
     """Whether the words after a mention make it a style, a part of an app or a fragment of a longer name
     (a brand stays a brand: "Lipton tea")."""
     style = STYLE_OF.match(after) and name.lower() not in BRANDS
-    return bool(style or UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after))
+    return bool(
+        style or UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after) or ADJECTIVE_SUFFIX.match(after)
+    )
 
 
 def subtitle(text: str, start: int, end: int) -> int | None:

@@ -13,6 +13,21 @@ GREETING = re.compile(
     re.I,
 )
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A full stop that ends an abbreviation, not a sentence: "Brown v. Board", "Dr. Patel", "St. Louis".
+ABBREVIATED = re.compile(r"(?:^|\s)(?:v|vs|dr|mr|mrs|ms|st|mt|jr|sr|prof|no|vol|e\.g|i\.e|approx|[A-Z])\.$", re.I)
+
+
+def sentences_of(text: str) -> list[str]:
+    """The sentences and lines of `text`, a full stop after an abbreviation or an initial kept inside."""
+    out: list[str] = []
+    for piece in (p for p in SENTENCE.split(text.strip()) if p.strip()):
+        if out and ABBREVIATED.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
 # (pattern, how the rest reads). "{g}" = the rest's first verb as a gerund, "{x}" = the rest as is.
 REQUESTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.I), how)
@@ -133,7 +148,7 @@ def room_title(turns: Sequence[tuple[str, str]], *, fallback: str = "") -> str:
     Never the conversation id."""
     users = [text for role, text in turns if role == "user"][:2]
     for text in users:
-        sentences = [s for s in SENTENCE.split(text.strip()) if s.strip()][:4]
+        sentences = sentences_of(text)[:4]
         # A request beats a statement: first try sentences that match a request pattern.
         for sentence in sentences:
             plain = GREETING.sub("", sentence.strip())

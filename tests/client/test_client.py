@@ -52,13 +52,16 @@ def test_a_conversation_is_mined_recalled_verbatim_and_forgotten(loci: Loci, cel
     assert loci.recall("Derek battery")["results"] == []
 
 
-def test_turns_are_appended_and_the_conversation_completed(loci: Loci) -> None:
+def test_turns_are_appended_and_the_conversation_completed(loci: Loci, celery_worker: str) -> None:
     loci.conversation_create("c2", TURNS[:1])
     appended = loci.conversation_append("c2", TURNS[1:])
     assert appended["turns"] == 3 and appended["mining"] is False
     completed = loci.conversation_complete("c2")
     assert completed["conversation_id"] == "c2" and completed["job_id"]
     assert loci.job_get(completed["job_id"])["conversation_id"] == "c2"
+    # The worker mines it now; the test waits, so the teardown's flush never meets the job's writes.
+    job = loci.job_wait(completed["job_id"], timeout=60, interval=0.1)
+    assert job["status"] == "done" and job["counts"]["drawers"] == 3, job
 
 
 def test_waiting_for_a_job_that_does_not_finish_times_out(loci: Loci) -> None:

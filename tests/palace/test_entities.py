@@ -296,3 +296,61 @@ def test_a_turn_that_does_not_capitalise_proves_nothing_about_capitals() -> None
         ]
     )
     assert kinds.get("Hollywood") == "place" and "Musso & Frank Grill" in kinds
+
+
+def _kinds(turns: list[tuple[str, str]]) -> dict[str, str]:
+    return {entity.name: entity.kind for entity in conversation_entities(turns)}
+
+
+def test_titles_said_around_possessives_apostrophes_and_quotes_are_whole() -> None:
+    kinds = _kinds(
+        [
+            ("user", 'I just found a first pressing of Fleetwood Mac\'s "Tusk" at a flea market.'),
+            ("user", "Can you show me how to play Sweet Child O' Mine on my new guitar?"),
+            ("user", "I'm also writing a short book titled The Quiet Harbour for my nephew."),
+            ("user", "Lately I've been playing games like The Witcher 3 on weekends."),
+        ]
+    )
+    assert kinds.get("Tusk") == "work" and kinds.get("Sweet Child O' Mine") == "work"
+    assert kinds.get("The Quiet Harbour") == "work" and kinds.get("The Witcher 3") == "work"
+    assert "Sweet Child O" not in kinds
+
+
+def test_compounds_and_camel_case_names_are_found_mid_sentence() -> None:
+    kinds = _kinds(
+        [
+            ("user", "I hung a Spider-Man poster over my desk. Next I'll check out TrailForks for bike routes."),
+        ]
+    )
+    assert "Spider-Man" in kinds and kinds.get("TrailForks") == "organisation"
+
+
+def test_dates_document_labels_styles_and_administrative_prefixes_are_not_wings() -> None:
+    kinds = _kinds(
+        [
+            ("user", "Please fix the letter.\nDate 16 February 2023\nChapter 1: Getting started"),
+            ("user", "The contract is governed by the laws of the State of Victoria, as the installer requires."),
+            ("user", "For the party I'm serving Kimchi-inspired pancakes and Soju spritzers with dessert."),
+        ]
+    )
+    assert not any("February" in name or name.startswith("Chapter") for name in kinds)
+    assert kinds.get("Victoria") == "place" and "State of Victoria" not in kinds
+    assert "Kimchi" not in kinds and "Soju" not in kinds
+
+
+def test_cues_give_pets_cases_teams_and_chains_their_kinds() -> None:
+    kinds = _kinds(
+        [
+            ("user", "We adopted a kitten named Mittens last spring and she loves boxes."),
+            ("user", "My essay is about Roe v. Wade and what it changed."),
+            ("user", 'Our pub quiz team, the "Trivia Newtons", won again on Tuesday.'),
+            ("user", "Can I earn fuel points at other stores, like Wegmans or Publix, through their loyalty programs?"),
+        ]
+    )
+    assert kinds.get("Mittens") == "person" and kinds.get("Roe v. Wade") == "work"
+    assert kinds.get("Trivia Newtons") == "organisation" and kinds.get("Publix") == "organisation"
+
+
+def test_a_title_is_not_cut_at_an_abbreviation() -> None:
+    turns = [("user", "What did the Marbury v. Madison decision establish about judicial review?")]
+    assert "Madison" in titles.room_title(turns)
