@@ -27,6 +27,7 @@ from django.core.exceptions import ImproperlyConfigured
 from accounts.budgets import budget_exceeded
 from accounts.models import UsageRecord
 from accounts.services import usage_record
+from memory_site.after_response import later
 from memory_site.lib.embeddings import (
     KNOWN_DIMS,
     LOCAL_MODEL_DIM,
@@ -211,9 +212,13 @@ def embed_query_start(*, owner_id: int, text: str) -> Callable[[], list[float] |
         except EmbeddingError:
             logger.warning("embedding a query failed; recall goes on without meaning", exc_info=True)
             result = None
-        vectors = _metered(
-            owner_id=owner_id, source=UsageRecord.Source.EMBED, embedder=embedder, items=1, result=result
+        # Metered after the response is sent (a request) or now (anywhere else): not on recall's path.
+        later(
+            functools.partial(
+                _metered, owner_id=owner_id, source=UsageRecord.Source.EMBED, embedder=embedder, items=1, result=result
+            )
         )
+        vectors = result.vectors if result is not None else None
         if not vectors:
             return None
         if query_vectors.size:

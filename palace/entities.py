@@ -153,14 +153,14 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if kind is not None and is_plausible(name, "ORG", lower_words):
                 found.append((name, kind))
                 covered.append((start, end))
-        for match in QUOTED.finditer(text):  # Taylor Swift's "Anti-Hero", The Beatles' "Abbey Road": a work
-            title = clean(match.group(1) or match.group(2), keep_article=True)
-            owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", text[max(0, match.start() - 40) : match.start()])
+        for quote in QUOTED.finditer(text):  # Taylor Swift's "Anti-Hero", The Beatles' "Abbey Road": a work
+            work = clean(quote.group(1) or quote.group(2), keep_article=True)
+            owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", text[max(0, quote.start() - 40) : quote.start()])
             small = {"a", "an", "the", "of", "for", "and", "or", "in", "on", "to", "with", "at", "by"}
-            words = title.split()
+            words = work.split()
             if owned and words and all(w[0].isupper() or w[0].isdigit() or w in small for w in words):
-                if not any(a <= match.start() + 1 < b for a, b in [*covered, *skip]):
-                    found.append((title, "work"))
+                if not any(a <= quote.start() + 1 < b for a, b in [*covered, *skip]):
+                    found.append((work, "work"))
         found += gazetteer_mentions(text, [*covered, *skip])
     return found
 

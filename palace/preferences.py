@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from django.db import connection
+from django.db.models import Count, Subquery
 
 from memory_site.lib.text import content_words
 from palace.models import PreferenceMention, PreferenceTopic, Room
@@ -96,11 +97,15 @@ def recurring_scores(
     vocabulary = set().union(*terms.values()) if terms else set()
     if not vocabulary:
         return {}
-    total_rooms = Room.objects.filter(owner_id=owner_id).count()
+    # One round trip: the owner's topics among these words, each row carrying the owner's room count.
+    total = Room.objects.filter(owner_id=owner_id).order_by().values("owner_id").annotate(n=Count("pk")).values("n")
+    found = (
+        PreferenceTopic.objects.filter(owner_id=owner_id, term__in=vocabulary, rooms__gte=2)
+        .annotate(total_rooms=Subquery(total[:1]))
+        .values_list("term", "rooms", "stated", "total_rooms")
+    )
     weights: dict[str, float] = {}
-    for term, rooms, stated in PreferenceTopic.objects.filter(
-        owner_id=owner_id, term__in=vocabulary, rooms__gte=2
-    ).values_list("term", "rooms", "stated"):
+    for term, rooms, stated, total_rooms in found:
         if total_rooms >= MIN_ROOMS_FOR_VOCABULARY and rooms / total_rooms > VOCABULARY_SHARE:
             continue
         weights[term] = min(1.0, (rooms - 1) / 4 + 0.25 * stated)

@@ -154,8 +154,11 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
     with transaction.atomic(), connection.cursor() as cursor:
         # The owner filter runs after the index scan; iterative scan keeps scanning until enough rows
         # pass it (pgvector 0.8). A small owner is read exactly through its own index instead.
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [min(max(40, limit), 1000)])
+        # Both settings in one round trip (set_config(..., true) is SET LOCAL).
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
+            [str(min(max(40, limit), 1000))],
+        )
         nearest = queryset.filter(embedding__isnull=False).order_by(CosineDistance("embedding", vector))
         found = list(nearest.values_list("pk", flat=True)[:limit])
         if len(found) < limit:
@@ -310,10 +313,24 @@ def recall(
 
     filed = [c.row["pk"] for c in chosen if not pending.is_pending(c.row["pk"])]
     unread = HEAVY_COLUMNS if not with_vectors else HEAVY_COLUMNS[:2]
-    loaded = Drawer.objects.filter(pk__in=filed).select_related("room__wing", "conversation").defer(*unread)
-    drawers = {d.pk: d for d in loaded}
+    wanted_partners = _partner_turns(chosen)
+    filed_ids = set(filed)
+    # The hits and their partner turns in one query.
+    condition = Q(pk__in=filed)
+    if wanted_partners:
+        turns = Q()
+        for conversation, index in wanted_partners:
+            turns |= Q(conversation_id=conversation, turn_index=index)
+        condition |= turns & Q(never_recall=False)
+    loaded = Drawer.objects.filter(condition).select_related("room__wing", "conversation").defer(*unread)
+    drawers: dict[int, Drawer] = {}
+    by_turn: dict[tuple[Any, int], Drawer] = {}
+    for drawer in loaded:
+        if drawer.pk in filed_ids:
+            drawers[drawer.pk] = drawer
+        by_turn[(drawer.conversation_id, drawer.turn_index)] = drawer
     drawers.update(pending.pending_drawers([c.row for c in chosen if pending.is_pending(c.row["pk"])], owner.pk))
-    partner_of = _partners(chosen, drawers)
+    partner_of = _partners(wanted_partners, by_turn, drawers)
     hits = [
         Hit(drawer=drawers[pk], score=c.score, signals=dict(c.signals), partner=partner_of.get(pk))
         for c in chosen
@@ -329,8 +346,8 @@ def recall(
     return result
 
 
-def _partners(chosen: list[Candidate], drawers: dict[int, Drawer]) -> dict[int, Drawer]:
-    """The other turn of each leading drawer's question/answer pair, fetched in one query."""
+def _partner_turns(chosen: list[Candidate]) -> dict[tuple[Any, int], int]:
+    """(conversation, turn index) of the other turn of each leading drawer's question/answer pair -> the lead."""
     wanted: dict[tuple[Any, int], int] = {}
     for candidate in chosen:
         row = candidate.row
@@ -338,21 +355,19 @@ def _partners(chosen: list[Candidate], drawers: dict[int, Drawer]) -> dict[int, 
         other = question + 1 if row["turn_index"] == question else question
         if other != row["turn_index"]:
             wanted[(conversation, other)] = row["pk"]
-    if not wanted:
-        return {}
-    condition = Q()
-    for conversation, index in wanted:
-        condition |= Q(conversation_id=conversation, turn_index=index)
+    return wanted
+
+
+def _partners(
+    wanted: dict[tuple[Any, int], int], by_turn: dict[tuple[Any, int], Drawer], drawers: dict[int, Drawer]
+) -> dict[int, Drawer]:
+    """The partner of each lead that has one: a user turn followed by the answer, or the reverse."""
     partners: dict[int, Drawer] = {}
-    for drawer in (
-        Drawer.objects.filter(condition, never_recall=False).select_related("conversation").defer(*HEAVY_COLUMNS)
-    ):
-        lead = wanted[(drawer.conversation_id, drawer.turn_index)]
-        lead_row = drawers.get(lead)
-        if lead_row is None:
+    for turn, lead in wanted.items():
+        drawer, lead_row = by_turn.get(turn), drawers.get(lead)
+        if drawer is None or lead_row is None or drawer.never_recall:
             continue
         question_first = lead_row.role in ("user", "system")
-        # Only a real question/answer pair: a user turn followed by the answer, or the reverse.
         if (question_first and drawer.role in ("assistant", "tool")) or (
             not question_first and drawer.role in ("user", "system")
         ):

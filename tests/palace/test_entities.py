@@ -137,7 +137,7 @@ def test_a_country_or_city_written_in_lower_case_is_still_a_place() -> None:
     assert "China" not in {e.name for e in conversation_entities([("user", "I bought new china plates.")])}
 
 
-def _kinds(turns: list[tuple[str, str]]) -> dict[str, str]:
+def _kinds_of(turns: list[tuple[str, str]]) -> dict[str, str]:
     return {entity.name: entity.kind for entity in conversation_entities(turns)}
 
 
@@ -250,7 +250,7 @@ def test_an_abbreviation_is_not_a_name_and_the_tail_of_a_known_name_is_not_anoth
 def test_the_words_around_a_name_in_any_turn_say_its_kind() -> None:
     """The small model's label is one guess; an apposition, a lifespan, "named", "by" or "the … game" in
     the assistant's answer corrects it."""
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", "I'm meeting a potter named Ingrid who I met at a fair in Oslo. Ingrid and I want lunch."),
             ("assistant", "Ask Ingrid what she likes. Oslo has many cafés near the fjord."),
@@ -278,7 +278,7 @@ def test_a_cue_inside_a_longer_name_or_a_figure_of_speech_does_not_count() -> No
 
 
 def test_a_name_runs_through_a_hyphen_and_a_number_that_belong_to_it() -> None:
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", "I watch Jay-Q every day, and I'm building a '67 Corvette Stingray 2 model."),
             ("user", "I've listened to Lantern Street Two already, a fun read."),
@@ -289,7 +289,7 @@ def test_a_name_runs_through_a_hyphen_and_a_number_that_belong_to_it() -> None:
 
 
 def test_a_turn_that_does_not_capitalise_proves_nothing_about_capitals() -> None:
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", "Which restaurants in Hollywood are famous? I want to book at Musso & Frank Grill."),
             ("assistant", "- musso & frank grill: i think it is a classic.\n- hollywood has many. i hope this helps."),
@@ -303,7 +303,7 @@ def _kinds(turns: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def test_titles_said_around_possessives_apostrophes_and_quotes_are_whole() -> None:
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", 'I just found a first pressing of Fleetwood Mac\'s "Tusk" at a flea market.'),
             ("user", "Can you show me how to play Sweet Child O' Mine on my new guitar?"),
@@ -317,7 +317,7 @@ def test_titles_said_around_possessives_apostrophes_and_quotes_are_whole() -> No
 
 
 def test_compounds_and_camel_case_names_are_found_mid_sentence() -> None:
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", "I hung a Spider-Man poster over my desk. Next I'll check out TrailForks for bike routes."),
         ]
@@ -326,7 +326,7 @@ def test_compounds_and_camel_case_names_are_found_mid_sentence() -> None:
 
 
 def test_dates_document_labels_styles_and_administrative_prefixes_are_not_wings() -> None:
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", "Please fix the letter.\nDate 16 February 2023\nChapter 1: Getting started"),
             ("user", "The contract is governed by the laws of the State of Victoria, as the installer requires."),
@@ -339,7 +339,7 @@ def test_dates_document_labels_styles_and_administrative_prefixes_are_not_wings(
 
 
 def test_cues_give_pets_cases_teams_and_chains_their_kinds() -> None:
-    kinds = _kinds(
+    kinds = _kinds_of(
         [
             ("user", "We adopted a kitten named Mittens last spring and she loves boxes."),
             ("user", "My essay is about Roe v. Wade and what it changed."),
