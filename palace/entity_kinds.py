@@ -204,6 +204,8 @@ FIELD_AFTER = re.compile(
 FIELD_BEFORE = re.compile(
     r"\b(?i:syllabus|curriculum|degree|studying|major(?:ing)?)\s+(?i:for|in|of)?\s*(?:[A-Z]{2,6}\s*(?:,|and|or|&)\s*)*$"
 )
+# "more Beatles songs", "playing Radiohead albums": whose songs, so a band or a singer, never a work.
+BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|concerts|lyrics|discography)\b", re.I)
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
@@ -257,6 +259,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event (not "a Chicago event")
     if PROJECT_AFTER.search(after):
         return "project"
+    if not quoted and BAND_PLURAL_AFTER.search(after) and kind in ("person", "organisation", "work"):
+        return "organisation" if kind != "person" or name.endswith("s") else "person"
     if quoted or WORK_CUE.search(before):
         return "work"
     if kind == "person":
@@ -310,7 +314,7 @@ def kind_of(name: str, label: str) -> str | None:
         return "organisation"
     if PERSON_TITLE.match(name):
         return "person"  # "Infanta Isabella Clara Eugenia", "Queen Victoria": no suffix above made it a place
-    if personal_name(name) and not known_kind(name) and label != "WORK_OF_ART":
+    if personal_name(name) and not known_kind(name) and label in ("PERSON", "GPE", "LOC", "FAC"):
         return "person"  # "Anish Kapoor" read as a place
     return kind
 
@@ -339,8 +343,6 @@ def shape_kind(name: str) -> str | None:
         return "project"
     if ORG_SUFFIX.search(name):
         return "organisation"
-    if personal_name(name) and " " in name:
-        return "person"
     return None
 
 
@@ -434,6 +436,8 @@ def cue_kind(before: str, after: str) -> str | None:
     before, after = before.rstrip('*\u201c"'), after.lstrip("*")
     if PART_OF_NAME_BEFORE.search(before) or PART_OF_NAME_AFTER.match(after):
         return None  # "Cafe Puerto Rico": the words around belong to another name
+    if BAND_PLURAL_AFTER.match(after):
+        return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind
