@@ -124,6 +124,7 @@ class Config:
     redis_url: str | None
     log_level: str
     web_concurrency: int
+    web_embedding_threads: int
     worker_concurrency: int
     mining_concurrency: int
     worker_nice: int
@@ -306,6 +307,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         redis_url=env.url("REDIS_URL", ("redis", "rediss", "unix")),
         log_level=env.choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
         web_concurrency=env.integer("WEB_CONCURRENCY", 2, minimum=1, maximum=64),
+        web_embedding_threads=env.integer("WEB_EMBEDDING_THREADS", 1, minimum=1, maximum=64),
         worker_concurrency=env.integer("CELERY_WORKER_CONCURRENCY", 2, minimum=1, maximum=64),
         mining_concurrency=env.integer("CELERY_MINING_CONCURRENCY", 2, minimum=1, maximum=64),
         worker_nice=env.integer("WORKER_NICE", 10, minimum=0, maximum=19),

@@ -129,12 +129,19 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
         "worker": _worker("worker", [queues.DEFAULT, queues.MAINTENANCE, queues.WEBHOOKS], config.worker_concurrency),
         "beat": [str(BIN / "celery"), "-A", "memory_site", "beat", "--loglevel", "INFO", "--pidfile="],
     }
+    # The web process embeds one query at a time beside its database work: one onnxruntime thread leaves
+    # the other core to PostgreSQL and the request's own thread (recall p95 at 100k: 52.7 ms with two
+    # threads, 41.7 ms with one, bench/README.md); the workers embed batches with EMBEDDING_THREADS.
+    envs = {
+        "web": {**env, "EMBEDDING_THREADS": str(config.web_embedding_threads)},
+        "mining": {**env, "LOCI_PRELOAD_MODELS": "1"},
+    }
     for name, command in commands.items():
         # The workers yield the cores to the web process: a request waits for no mining batch.
         nice = config.worker_nice if name in ("mining", "worker") else 0
         processes[name] = subprocess.Popen(
             command,
-            env={**env, "LOCI_PRELOAD_MODELS": "1"} if name == "mining" else env,
+            env=envs.get(name, env),
             cwd=BASE_DIR,
             preexec_fn=_die_with_parent if not nice else _child_at(nice),
         )
