@@ -159,6 +159,7 @@ class Config:
     embedding_max_tokens: int
     recall_weights: dict[str, float]
     recall_candidates: int
+    recall_ef_search: int
     recall_min_similarity: float
     redis_socket_timeout: float
     redis_breaker_seconds: float
@@ -279,6 +280,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
             for signal, default in RECALL_WEIGHTS.items()
         },
         recall_candidates=env.integer("RECALL_CANDIDATES", 100, minimum=10, maximum=2000),
+        recall_ef_search=env.integer("RECALL_EF_SEARCH", 40, minimum=10, maximum=1000),
         recall_min_similarity=env.number("RECALL_MIN_SIMILARITY", 0.2, minimum=-1.0, maximum=1.0),
         redis_socket_timeout=env.number("REDIS_SOCKET_TIMEOUT", 0.5, minimum=0.05, maximum=30.0),
         redis_breaker_seconds=env.number("REDIS_BREAKER_SECONDS", 2.0, minimum=0.1, maximum=60.0),

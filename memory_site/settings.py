@@ -277,6 +277,7 @@ EMBEDDING_MAX_TOKENS = CONFIG.embedding_max_tokens
 # Recall (palace/recall.py): weights of the fused signals, candidates per signal, rerank's time limit.
 RECALL_WEIGHTS = CONFIG.recall_weights
 RECALL_CANDIDATES = CONFIG.recall_candidates
+RECALL_EF_SEARCH = CONFIG.recall_ef_search
 RECALL_MIN_SIMILARITY = CONFIG.recall_min_similarity
 RERANK_TIMEOUT = CONFIG.rerank_timeout
 # Context assembly's default token budget (counted with the default embedder's tokenizer).

@@ -154,10 +154,12 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
     with transaction.atomic(), connection.cursor() as cursor:
         # The owner filter runs after the index scan; iterative scan keeps scanning until enough rows
         # pass it (pgvector 0.8). A small owner is read exactly through its own index instead.
-        # Both settings in one round trip (set_config(..., true) is SET LOCAL).
+        # Both settings in one round trip (set_config(..., true) is SET LOCAL). The iterative scan goes on
+        # until `limit` rows pass the filters, so ef_search sets how wide each step looks, not how many come
+        # back: 40 read a 1.1M-row table's graph faster than 100 with the same dev-set results.
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
-            [str(min(max(40, limit), 1000))],
+            [str(settings.RECALL_EF_SEARCH)],
         )
         nearest = queryset.filter(embedding__isnull=False).order_by(CosineDistance("embedding", vector))
         found = list(nearest.values_list("pk", flat=True)[:limit])
