@@ -78,6 +78,11 @@ def _guarded(call: Any) -> Any:
     except _FAILURES:
         BREAKER.failure()
         raise
+    except BaseException:
+        # Redis answered with an error (NOSCRIPT, a wrong type, …) or the caller's own code raised: either
+        # way this call is over, and a probe that ended so must not keep every later call failing fast.
+        BREAKER.success()
+        raise
     BREAKER.success()
     return result
 
