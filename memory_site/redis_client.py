@@ -78,6 +78,12 @@ def _guarded(call: Any) -> Any:
     except _FAILURES:
         BREAKER.failure()
         raise
+    except AttributeError as exc:
+        # redis-py raced on a connection closed under it ("'NoneType' object has no attribute 'sendall'", seen
+        # once under the suite's concurrent requests): this call failed as if Redis blipped, so the caller
+        # degrades as it does for an unavailable Redis; the breaker stays closed, the next call reconnects.
+        BREAKER.success()
+        raise redis.ConnectionError(f"Redis client error: {exc}") from exc
     except BaseException:
         # Redis answered with an error (NOSCRIPT, a wrong type, …) or the caller's own code raised: either
         # way this call is over, and a probe that ended so must not keep every later call failing fast.

@@ -34,3 +34,13 @@ def test_a_probe_answered_with_an_error_closes_the_breaker() -> None:
         assert _guarded(lambda: "answered") == "answered"  # closed, not stuck half-open
     finally:
         BREAKER.reset()
+
+
+def test_a_client_that_raced_on_a_closed_socket_fails_like_a_blip_and_leaves_the_breaker_closed() -> None:
+    def raced() -> None:
+        sock = None
+        sock.sendall(b"PING")  # type: ignore[attr-defined]
+
+    with pytest.raises(redis.ConnectionError):
+        _guarded(raced)
+    assert not BREAKER.is_open and _guarded(lambda: "answered") == "answered"
