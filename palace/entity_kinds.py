@@ -1,12 +1,12 @@
 """What kind of thing a name is: spaCy's label mapped to a wing kind (person, place, organisation,
 project, work), corrected by the name's own shape ("… Tavern" is a place, "… Festival" a work), the words
-around a mention ("on X", "reading X", "in X") and a gazetteer of brands and platforms the small model
-misreads in chat."""
+around a mention ("on X", "reading X", "in X") and the lists of palace/gazetteers.py."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+
+from palace.gazetteers import BRANDS, known_kind, personal_name
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
 KIND_OF_LABEL: dict[str, str | None] = {
@@ -38,138 +38,6 @@ PLACE_SUFFIX = re.compile(
 )
 
 
-# Brands and platforms people name in chat that the small model mislabels (PERSON, GPE, WORK_OF_ART).
-BRANDS = frozenset(
-    """youtube instagram facebook tiktok twitter reddit pinterest linkedin snapchat whatsapp telegram discord
-    netflix hulu spotify audible kindle amazon apple google microsoft uber lyft airbnb etsy ebay craigslist
-    walmart target costco ikea zara uniqlo nike adidas starbucks lightroom photoshop canva excel zoom slack
-    notion trello duolingo strava fitbit peloton goodreads chatgpt openai iphone ipad android playstation xbox
-    nintendo coursera edx udemy skillshare masterclass wikipedia quora medium substack patreon twitch vimeo
-    doordash grubhub instacart expedia booking.com tripadvisor yelp zillow venmo paypal shopify wordpress
-    github gitlab dropbox evernote todoist asana jira figma pytorch tensorflow sephora ulta nordstrom
-    wayfair lululemon rei rolex omega seiko casio garmin timex cartier tiffany pandora swarovski gucci prada
-    chanel dior hermes burberry coach fendi versace balenciaga levi's gap h&m patagonia columbia
-    reebok puma asics converse vans skechers brooks hoka saucony crocs birkenstock timberland ugg samsung
-    sony lg panasonic philips bose sonos jbl canon nikon fujifilm gopro dell lenovo asus acer logitech
-    dyson roomba keurig nespresso vitamix kitchenaid toyota honda ford tesla subaru mazda nissan
-    hyundai kia volkswagen bmw audi mercedes volvo jeep chevrolet lego hasbro mattel disney marvel pixar
-    hbo peacock paramount crunchyroll pandora soundcloud tidal deezer bandcamp shazam headspace calm
-    myfitnesspal noom weightwatchers ww nutrisystem hellofresh blueapron chewy petco petsmart homedepot
-    lowes bestbuy macy's kohl's sears tjmaxx marshalls aldi kroger safeway wholefoods traderjoe's
-    mcdonald's chipotle subway dunkin""".split()
-) | {
-    "facebook marketplace",
-    "google maps",
-    "apple music",
-    "amazon prime",
-    "khan academy",
-    "new balance",
-    "home depot",
-    "best buy",
-    "whole foods",
-    "trader joe's",
-    "under armour",
-    "the north face",
-    "old navy",
-    "banana republic",
-    "bath & body works",
-    "american eagle",
-    "urban outfitters",
-    "kay jewelers",
-    "weight watchers",
-    "planet fitness",
-    "apple tv+",
-    "disney+",
-    "prime video",
-    "youtube music",
-    "instant pot",  # written "instant pot" in chat; "instant" alone is a word ("instant coffee")
-}
-# Countries and well-known cities written in lower case in chat (palace/places.txt says which).
-PLACES = frozenset(
-    word
-    for line in (Path(__file__).with_name("places.txt")).read_text().splitlines()
-    if not line.startswith("#")
-    for word in line.split()
-)
-PLACE = re.compile(r"(?<![\w@#/.-])(" + "|".join(sorted(PLACES, key=len, reverse=True)) + r")(?![\w/-])", re.I)
-
-
-def _known_names() -> dict[str, tuple[str, str]]:
-    known: dict[str, tuple[str, str]] = {}
-    for line in (Path(__file__).with_name("known_names.txt")).read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            kind, name = (part.strip() for part in line.split(":", 1))
-            known[re.sub(r"^the\s+", "", name.lower())] = (kind, name)
-    return known
-
-
-# Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).
-KNOWN_NAMES = _known_names()
-KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
-# The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
-# skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
-KNOWN = re.compile(
-    r"(?<![\w-])("
-    + "|".join(sorted((re.escape(name) for _, name in KNOWN_NAMES.values() if " " in name), key=len, reverse=True))
-    + r")(?![\w-])"
-)
-
-
-# Given names (given_names.txt): "Anish Kapoor", "Emma" are people, whatever label the small model gives them.
-GIVEN_NAMES = frozenset(
-    line.strip()
-    for line in (Path(__file__).with_name("given_names.txt")).read_text(encoding="utf-8").splitlines()
-    if line.strip() and not line.startswith("#")
-)
-
-
-def personal_name(name: str) -> bool:
-    """One to three capitalised words, the first a given name: "Anish Kapoor", "Maria", "Li Wei Chen"."""
-    words = name.split()
-    return (
-        0 < len(words) <= 3
-        and words[0] in GIVEN_NAMES
-        and all(w[0].isupper() and w.replace("-", "").replace("'", "").isalpha() for w in words)
-    )
-
-
-def known_kind(name: str) -> str | None:
-    return KNOWN_KINDS.get(re.sub(r"^the\s+", "", name.lower()))
-
-
-# Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin
-# And Instagram"): matched as whole words, any case, in the user's turns.
-BRAND_FORMS = {
-    "linkedin": "LinkedIn",
-    "youtube": "YouTube",
-    "tiktok": "TikTok",
-    "ebay": "eBay",
-    "edx": "edX",
-    "iphone": "iPhone",
-    "ipad": "iPad",
-    "paypal": "PayPal",
-    "github": "GitHub",
-    "gitlab": "GitLab",
-    "chatgpt": "ChatGPT",
-    "openai": "OpenAI",
-    "whatsapp": "WhatsApp",
-    "doordash": "DoorDash",
-    "pytorch": "PyTorch",
-    "tensorflow": "TensorFlow",
-    "rei": "REI",
-    "masterclass": "MasterClass",
-    "ikea": "IKEA",
-    "instant pot": "Instant Pot",
-}
-BRAND = re.compile(
-    r"(?<![\w@#/.])(" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?![\w/])", re.I
-)
-# Words common in chat that are also brand names: only a capitalised mention counts.
-BRANDS_NEED_CAPITAL = frozenset(
-    """target apple zoom notion medium slack excel kindle audible calm coach gap omega pandora tidal peacock
-    paramount subway puma converse vans crocs brooks chewy sears ford jeep columbia discord telegram twitch
-    ww tiffany dove""".split()
-)
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
 # Venues count as organisations, as people file them: a museum, a hotel or a café is an institution or a
 # business with a name, where a park or a street is a place.
@@ -445,26 +313,6 @@ def cue_kind(before: str, after: str) -> str | None:
         if pattern.search(before):
             return kind
     return None
-
-
-def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:
-    """(name, kind) of what the lists find in a user's turn outside the `taken` ranges (NER's mentions,
-    headings): brands in any case ("on craigslist"), lower-case countries and cities ("moving to nepal"),
-    and well-known titles written in full mid-sentence ("and The Economist")."""
-    found: list[tuple[str, str]] = []
-    free = lambda at: not any(a <= at < b for a, b in taken)  # noqa: E731
-    for match in BRAND.finditer(text):
-        raw = match.group(1)
-        if free(match.start()) and not (raw.lower() in BRANDS_NEED_CAPITAL and not raw[0].isupper()):
-            found.append((BRAND_FORMS.get(raw.lower(), raw if not raw.islower() else raw.capitalize()), "organisation"))
-    for match in PLACE.finditer(text):  # NER needs the capital, a person may not type it
-        if match.group(1).islower() and free(match.start()):
-            found.append((match.group(1).capitalize(), "place"))
-    for match in KNOWN.finditer(text):
-        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
-        if free(match.start()) and not opener:
-            found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
-    return found
 
 
 def titled(name: str, quoted: bool, before: str, after: str) -> bool:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from palace.entity_kinds import BRANDS, EVENT_SUFFIX
+from palace.entity_kinds import EVENT_SUFFIX
+from palace.gazetteers import BRANDS
 
 # Words spaCy's small model labels as entities in chat text that never name one. Lower-case, whole
 # entity text after cleaning. Kept short: the "lower-case elsewhere" and heading rules catch most junk.

@@ -37,13 +37,11 @@ A user question and the assistant answer that follows it are one result (the bet
 the other comes along as its `partner`); drawers are quoted verbatim, never paraphrased.
 
 With `use_rerank` on and an LLM configured, the best 20 results go to the reader model, which picks the
-best 5; they move to the top in its order (signal `rerank`, 1 for its first pick down to 0.2 for its
-fifth). A timeout, an error or an unreadable answer keeps the fused order and says so.
+best 5 and moves them to the top (palace/rerank.py); a failure keeps the fused order and says so.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -60,11 +58,12 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from accounts.models import Agent, MemorySettings, UsageRecord
+from accounts.models import Agent, MemorySettings
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from palace import anchors, keywords, pending, preferences, temporal
 from palace.models import Drawer
+from palace.rerank import RERANK_POOL, rerank, rerank_wanted
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +73,6 @@ FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
 # "my sister", "my workout routine": what the person owns or relates to, in their own words.
 _MY_PHRASE = re.compile(r"\bmy ((?:[a-z]+ ){0,2}[a-z]{3,})\b", re.I)
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
-RERANK_POOL = 20
-RERANK_PICKS = 5
 # A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.
 HEAVY_COLUMNS = ("search_vector", "search_text", "embedding")
 PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
@@ -308,8 +305,8 @@ def recall(
     leads: dict[tuple[Any, int], Candidate] = {}
     for candidate in scored:
         leads.setdefault(_pair_key(candidate.row), candidate)
-    rerank = _rerank_wanted(use_rerank, memory_settings, owner.pk, result)
-    wanted = max(top_k, RERANK_POOL) if rerank else top_k
+    reranked = rerank_wanted(use_rerank, memory_settings, owner.pk, result)
+    wanted = max(top_k, RERANK_POOL) if reranked else top_k
     chosen = list(leads.values())[:wanted]
     lap("fusion")
 
@@ -339,8 +336,8 @@ def recall(
         if (pk := c.row["pk"]) in drawers
     ]
     lap("load")
-    if rerank:
-        hits = _rerank(owner, query, hits, memory_settings.rerank_model, result)
+    if reranked:
+        hits = rerank(owner, query, hits, memory_settings.rerank_model, result)
         lap("rerank")
     result.hits = hits[:top_k]
     result.memory_context = render_block(result.hits, tz)
@@ -375,58 +372,6 @@ def _partners(
         ):
             partners[lead] = drawer
     return partners
-
-
-def _rerank_wanted(use_rerank: bool | None, memory_settings: Any, owner_id: int, result: Recall) -> bool:
-    """Rerank when asked and an LLM is configured, unless the owner is over budget (then the fused
-    order is kept and the response says why)."""
-    wanted = memory_settings.use_rerank if use_rerank is None else use_rerank
-    if not wanted or providers.get_llm() is None:
-        return False
-    if providers.llm_over_budget(owner_id=owner_id):
-        result.rerank = {"used": False, "reason": "budget_exceeded"}
-        return False
-    return True
-
-
-RERANK_PROMPT = (
-    "You rank memories for an assistant. Given a question and numbered memories, answer with JSON "
-    '{"best": [numbers]}: up to 5 memory numbers, most useful first, that help answer the question.'
-)
-
-
-def _rerank(owner: User, query: str, hits: list[Hit], model: str, result: Recall) -> list[Hit]:
-    pool = hits[:RERANK_POOL]
-    listing = "\n".join(f"[{i}] {hit.drawer.content[:800]}" for i, hit in enumerate(pool, start=1))
-    completion = providers.chat(
-        owner_id=owner.pk,
-        source=UsageRecord.Source.RERANK,
-        json_mode=True,
-        model=model or None,
-        timeout=settings.RERANK_TIMEOUT,
-        messages=[
-            {"role": "system", "content": RERANK_PROMPT},
-            {"role": "user", "content": f"Question: {query}\n\nMemories:\n{listing}"},
-        ],
-    )
-    if completion is None:
-        result.rerank = {"used": False, "error": "the rerank model failed or timed out; fused order kept"}
-        return hits
-    try:
-        picks = json.loads(completion.text)["best"]
-        order = [int(p) for p in picks if 1 <= int(p) <= len(pool)]
-    except (ValueError, KeyError, TypeError):
-        result.rerank = {"used": False, "error": "the rerank model's answer was not readable; fused order kept"}
-        return hits
-    order = list(dict.fromkeys(order))[:RERANK_PICKS]
-    for hit in pool:
-        hit.signals["rerank"] = 0.0
-    promoted = [pool[i - 1] for i in order]
-    for position, hit in enumerate(promoted):
-        hit.signals["rerank"] = round(1.0 - position / RERANK_PICKS, 6)
-    rest = [hit for hit in hits if hit not in promoted]
-    result.rerank = {"used": True, "model": completion.model, "picked": len(promoted)}
-    return [*promoted, *rest]
 
 
 def _quote(text: str) -> str:
