@@ -6,8 +6,9 @@
 Run it with `make run` going (same checkout, same state folder). The first run seeds the bench owners
 (`bench-recall-*`): 3,000 real chat turns of the LongMemEval dev data (user and assistant, cut to 600
 characters) are embedded with the default model, and every drawer is one of them, verbatim, with a
-little noise on its vector (so the vectors cluster like real ones), dated over two years. Rows go in
-with binary COPY, with the drawer HNSW and full-text indexes dropped and rebuilt once after the load
+little noise on its vector (so the vectors cluster like real ones), dated over two years; each user
+drawer gets the passages mining would write (its sentences, palace/passages.py), noised alike. Rows go
+in with binary COPY, with the HNSW and full-text indexes dropped and rebuilt once after the load
 (build times are printed). Later runs add only what is missing, so `--other-drawers 0` first and
 `--other-drawers 1000000` next measures both sizes.
 
@@ -46,6 +47,8 @@ INDEXES = {
     "drawer_embedding_hnsw": "CREATE INDEX IF NOT EXISTS drawer_embedding_hnsw ON palace_drawer "
     "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
     "drawer_search_gin": "CREATE INDEX IF NOT EXISTS drawer_search_gin ON palace_drawer USING gin (search_vector)",
+    "passage_embedding_hnsw": "CREATE INDEX IF NOT EXISTS passage_embedding_hnsw ON palace_passage "
+    "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
 }
 
 
@@ -199,6 +202,46 @@ def seed(owner_name: str, count: int, texts: list[str], vectors: Any, seed_value
     return count - have
 
 
+def seed_passages(owner_name: str, texts: list[str], embedder: Any, seed_value: int) -> int:
+    """Give the owner's user drawers that have none the passages mining would have written (the sentences
+    of their text, palace/passages.py), each vector with the same little noise as the drawers'."""
+    import numpy as np
+    from django.db import connection
+    from pgvector.psycopg import register_vector
+
+    from palace.models import Drawer, Passage
+    from palace.passages import passages_of
+
+    bare = Drawer.objects.filter(owner__username=owner_name, role="user").exclude(
+        pk__in=Passage.objects.filter(owner__username=owner_name).values("drawer_id")
+    )
+    rows = list(bare.values_list("pk", "owner_id", "turn_index"))
+    if not rows:
+        return 0
+    split = {base: passages_of("user", text) for base, text in enumerate(texts)}
+    unique = sorted({p for parts in split.values() for p in parts})
+    vectors = dict(zip(unique, np.array(embedder.embed_documents(unique).vectors, dtype=np.float32), strict=True))
+    rng = np.random.default_rng(seed_value + 1000)
+    connection.ensure_connection()
+    raw = connection.connection
+    register_vector(raw)
+    now, written = datetime.now(UTC), 0
+    columns = "owner_id, drawer_id, position, text, embedding, embedding_model, created_at"
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(f"COPY palace_passage ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(["integer", "bigint", "smallint", "text", "vector", "text", "timestamptz"])
+        for drawer_id, owner_id, turn_index in rows:
+            for position, text in enumerate(split[turn_index % len(texts)]):
+                vector = vectors[text] + rng.normal(0, 0.04, len(vectors[text])).astype(np.float32)
+                copy.write_row([owner_id, drawer_id, position, text, vector / np.linalg.norm(vector), "bench", now])
+                written += 1
+    raw.commit()
+    print(f"  {owner_name}: {written} passages for {len(rows)} user drawers")
+    return written
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--owner-drawers", type=int, default=100_000)
@@ -229,7 +272,8 @@ def main() -> int:
     missing = sum(
         max(0, count - Drawer.objects.filter(owner__username=name).count()) for name, count in owners if count
     )
-    if missing:
+    bare_users = Drawer.objects.filter(owner__username__startswith="bench-recall-", role="user", passages=None)
+    if missing or bare_users.exists():
         print(f"embedding {len(texts)} base texts with the default model…", flush=True)
         embedder = LocalMiniLMEmbedder()
         vectors = []
@@ -244,6 +288,7 @@ def main() -> int:
         for position, (name, count) in enumerate(owners):
             if count:
                 seed(name, count, texts, base_vectors, position)
+                seed_passages(name, texts, embedder, position)
         with connection.cursor() as cursor:
             cursor.execute("SET maintenance_work_mem = '4GB'")
             cursor.execute("SET max_parallel_maintenance_workers = 2")
@@ -253,6 +298,7 @@ def main() -> int:
                 cursor.execute(statement)
                 print(f"  built in {time.perf_counter() - started:.0f}s", flush=True)
             cursor.execute("ANALYZE palace_drawer")
+            cursor.execute("ANALYZE palace_passage")
     main_owner = account_services.user_ensure(username=owners[0][0])[0]
     agent = account_services.agent_ensure(owner=main_owner, name="bench-agent")[0]
     key = account_services.api_key_issue(agent=agent, name="bench").raw_key

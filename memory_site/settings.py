@@ -279,6 +279,7 @@ RECALL_WEIGHTS = CONFIG.recall_weights
 RECALL_CANDIDATES = CONFIG.recall_candidates
 RECALL_EF_SEARCH = CONFIG.recall_ef_search
 RECALL_MIN_SIMILARITY = CONFIG.recall_min_similarity
+RECALL_PASSAGE_MARGIN = CONFIG.recall_passage_margin
 RERANK_TIMEOUT = CONFIG.rerank_timeout
 # Context assembly's default token budget (counted with the default embedder's tokenizer).
 CONTEXT_TOKEN_BUDGET = CONFIG.context_token_budget

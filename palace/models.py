@@ -238,6 +238,29 @@ class Drawer(SearchableText, Embedded, Created):
         return self.aaak
 
 
+class Passage(Embedded, Created):
+    """One sentence of a user turn, embedded on its own (palace/passages.py says which). A person tells
+    a fact in passing inside a turn about something else ("…by the way, I returned the boots"); the
+    turn's one vector is about the something else, the sentence's is about the fact. Recall's semantic
+    signal is a drawer's best similarity over its own vector and its passages'. Derived from the
+    drawer's text: deleted with it, never exported, rebuilt by `manage.py passages`."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    drawer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="passages")
+    position = models.PositiveSmallIntegerField(help_text="The sentence's place among the drawer's passages.")
+    text = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["drawer", "position"], name="passage_unique_position")]
+        indexes = [
+            # Recall: ORDER BY embedding <=> :query, owner-filtered (iterative scan), beside the drawers'.
+            embedding_hnsw_index(name="passage_embedding_hnsw"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.drawer_id}#{self.position}"
+
+
 class PreferenceTopic(models.Model):
     """A topic or name the user keeps coming back to: counted in distinct rooms (conversations) whose
     user turns mention it, updated by mining. Recall's preference signal reads it."""

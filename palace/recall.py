@@ -2,7 +2,9 @@
 
 Seven signals, each normalised to 0..1 for every candidate drawer:
 - **semantic**: cosine similarity of the drawer's embedding to the query's (pgvector HNSW, owner-filtered,
-  with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates);
+  with pgvector 0.8's iterative scan so a small owner among large ones still gets its candidates), or of
+  its best passage's when that is closer by RECALL_PASSAGE_MARGIN: a user turn's sentences have vectors of their own
+  (palace/passages.py), so a fact told in passing inside a turn about something else is found by meaning;
 - **keyword**: the weighted share of the query's content words (as PostgreSQL's English stemmer stores
   them) that the drawer's content and AAAK tags hold, each word weighted by log(1 / its share of
   drawers) per PostgreSQL's statistics: a drawer naming the one rare thing the query asks about scores
@@ -28,7 +30,8 @@ A drawer marked never_recall is never a candidate, nor a partner turn: it stays 
 A candidate that shares no word with the query and whose similarity is below RECALL_MIN_SIMILARITY is
 not recalled at all: with nothing relevant, the block is empty.
 
-Candidates are the union of the best RECALL_CANDIDATES drawers by meaning and by words (and the pins); every signal is
+Candidates are the union of the best RECALL_CANDIDATES drawers by meaning (their own vectors, and their passages')
+and by words (and the pins); every signal is
 computed for every candidate, and the fused score is the weighted sum
 `sum of RECALL_WEIGHTS[signal] * signal`, so a result's per-signal scores explain its fused score exactly.
 Turns posted but not filed yet (the miner is behind) join the candidates by full text, embedded on the
@@ -54,7 +57,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -62,7 +65,7 @@ from accounts.models import Agent, MemorySettings
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from palace import anchors, keywords, pending, preferences, temporal
-from palace.models import Drawer
+from palace.models import Drawer, Passage
 from palace.rerank import RERANK_POOL, rerank, rerank_wanted
 
 logger = logging.getLogger(__name__)
@@ -147,17 +150,21 @@ def _queryset(owner_id: int, filters: Filters) -> QuerySet[Drawer]:
     return queryset
 
 
+def _hnsw_settings(cursor: Any) -> None:
+    """Both settings in one round trip (set_config(..., true) is SET LOCAL). The iterative scan goes on
+    until `limit` rows pass the filters, so ef_search sets how wide each step looks, not how many come
+    back: 40 read a 1.1M-row table's graph faster than 100 with the same dev-set results."""
+    cursor.execute(
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
+        [str(settings.RECALL_EF_SEARCH)],
+    )
+
+
 def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> list[int]:
     with transaction.atomic(), connection.cursor() as cursor:
         # The owner filter runs after the index scan; iterative scan keeps scanning until enough rows
         # pass it (pgvector 0.8). A small owner is read exactly through its own index instead.
-        # Both settings in one round trip (set_config(..., true) is SET LOCAL). The iterative scan goes on
-        # until `limit` rows pass the filters, so ef_search sets how wide each step looks, not how many come
-        # back: 40 read a 1.1M-row table's graph faster than 100 with the same dev-set results.
-        cursor.execute(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
-            [str(settings.RECALL_EF_SEARCH)],
-        )
+        _hnsw_settings(cursor)
         nearest = queryset.filter(embedding__isnull=False).order_by(CosineDistance("embedding", vector))
         found = list(nearest.values_list("pk", flat=True)[:limit])
         if len(found) < limit:
@@ -168,6 +175,31 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
             cursor.execute("SET LOCAL enable_indexscan = off")
             found = list(nearest.values_list("pk", flat=True)[:limit])
         return found
+
+
+def _semantic_passages(
+    owner_id: int, queryset: QuerySet[Drawer], filtered: bool, vector: list[float], limit: int
+) -> list[int]:
+    """The drawers of the passages nearest the query, nearest first. Unfiltered (the usual call) the scan
+    is the passages' own HNSW index, owner-filtered like the drawers'; the fetch that follows reads every
+    candidate through the owner's drawer queryset, so a never_recall drawer found here is dropped there."""
+    passages = Passage.objects.filter(owner_id=owner_id, embedding__isnull=False)
+    if filtered:
+        passages = passages.filter(drawer__in=queryset)
+    with transaction.atomic(), connection.cursor() as cursor:
+        _hnsw_settings(cursor)
+        nearest = passages.order_by(CosineDistance("embedding", vector)).values_list("drawer_id", flat=True)
+        return list(dict.fromkeys(nearest[:limit]))
+
+
+def _distance(drawer: float | None, passage: float | None) -> float | None:
+    """A drawer's distance to the query: its own, or its best passage's when that is closer by more than
+    RECALL_PASSAGE_MARGIN. A short sentence sits closer to a query than a whole turn of the same meaning;
+    without the margin any turn with one on-topic sentence would outrank a turn entirely about it."""
+    if passage is None:
+        return drawer
+    passage += settings.RECALL_PASSAGE_MARGIN
+    return passage if drawer is None else min(drawer, passage)
 
 
 def _own_words(query: str) -> re.Pattern[str] | None:
@@ -246,8 +278,13 @@ def recall(
         result.degraded.append("semantic")
     lap("embed")
     semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
+    passage_ids = (
+        _semantic_passages(owner.pk, queryset, filters not in (None, Filters()), vector, pool)
+        if vector is not None
+        else []
+    )
     lap("semantic")
-    union = list(dict.fromkeys([*semantic_ids, *keyword_ids, *pinned_ids]))
+    union = list(dict.fromkeys([*semantic_ids, *passage_ids, *keyword_ids, *pinned_ids]))
     words = keywords.query_words(query)
     waiting = pending.pending_rows(
         owner_id=owner.pk, filters=filters or Filters(), words=words, lexemes=lexemes, vector=vector
@@ -257,14 +294,24 @@ def recall(
         return result
 
     # Every signal for every candidate, in one query.
-    rows_qs = Drawer.objects.filter(pk__in=union)
+    # Through the owner's filtered queryset: a passage's drawer may be outside the filters or never_recall.
+    rows_qs = queryset.filter(pk__in=union)
     if vector is not None:
-        rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
+        # A drawer's meaning is its best match over its own vector and its passages' (palace/passages.py).
+        best_passage = (
+            Passage.objects.filter(drawer_id=OuterRef("pk"), embedding__isnull=False)
+            .annotate(d=CosineDistance("embedding", vector))
+            .order_by("d")
+            .values("d")[:1]
+        )
+        rows_qs = rows_qs.annotate(
+            distance=CosineDistance("embedding", vector), passage_distance=Subquery(best_passage)
+        )
     fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "pinned"]
     fields += ["content", "tags"]
     if lexemes:
         rows_qs = rows_qs.annotate(matched=keywords.matched(lexemes))
-    fields += ["distance"] * (vector is not None) + ["matched"] * bool(lexemes)
+    fields += ["distance", "passage_distance"] * (vector is not None) + ["matched"] * bool(lexemes)
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
     rows.update(waiting)
     lap("fetch")
@@ -281,7 +328,7 @@ def recall(
     )
     scored: list[Candidate] = []
     for pk, row in rows.items():
-        distance = row.get("distance")
+        distance = _distance(row.get("distance"), row.get("passage_distance"))
         signals = {
             "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
             "keyword": round(keywords.coverage(row.get("matched", ()), lexeme_weights), 6),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -21,7 +21,8 @@ from memory_site import events
 from memory_site.db import advisory_xact_lock
 from palace import extraction, naming, preferences, titles, topics
 from palace.exclusions import exclusion_matcher
-from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, Relation, Room, Turn, Wing
+from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, Passage, Relation, Room, Turn, Wing
+from palace.passages import passages_of
 from palace.services import graph, recurring
 from palace.services.filing import next_numbers, wing_ensure
 
@@ -91,6 +92,11 @@ class _Prepared:
     extract_ms: float
     excluded: dict[int, int]  # turn index -> the exclusion rule that kept it out
     llm_skipped: bool = False  # an LLM is configured but the owner is over budget: extracted offline
+    passages: list[list[str]] = field(default_factory=list)  # per turn: its sentences embedded on their own
+
+
+def _flat(passages: list[list[str]]) -> list[str]:
+    return [text for texts in passages for text in texts]
 
 
 Matcher = Callable[[str], ExclusionRule | None]
@@ -117,7 +123,8 @@ def _prepare(conversation: Conversation, matcher: Matcher) -> tuple[_Prepared | 
     found, llm_triples = extract(conversation, [(t.role, t.content) for t in context])
     tags = [extraction.tags_for(t.content, found) for t in turns]
     elapsed = (time.perf_counter() - clock) * 1000
-    return _Prepared(conversation, turns, found, llm_triples, tags, elapsed, skipped, llm_skipped), skipped
+    passages = [passages_of(t.role, t.content) for t in turns]
+    return _Prepared(conversation, turns, found, llm_triples, tags, elapsed, skipped, llm_skipped, passages), skipped
 
 
 def _exclusion_counts(skipped: dict[int, int]) -> dict[str, Any]:
@@ -160,16 +167,18 @@ def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[s
     embed_ms: dict[Any, float] = {}
     for owner_id in {p.conversation.owner_id for p in prepared}:
         group = [p for p in prepared if p.conversation.owner_id == owner_id]
-        texts = [t.content for p in group for t in p.turns]
+        # Each conversation's turns, then its passages: one batch, sliced back in the same order.
+        texts = [text for p in group for text in [*(t.content for t in p.turns), *_flat(p.passages)]]
         clock = time.perf_counter()
         # Slow work before any transaction (None when the embedder is down: drawers get null).
         batch = providers.embed_documents(owner_id=owner_id, texts=texts)
         share = (time.perf_counter() - clock) * 1000 / max(len(texts), 1)
         start = 0
         for p in group:
-            vectors[p.conversation.pk] = batch[start : start + len(p.turns)] if batch is not None else None
-            embed_ms[p.conversation.pk] = share * len(p.turns)
-            start += len(p.turns)
+            size = len(p.turns) + len(_flat(p.passages))
+            vectors[p.conversation.pk] = batch[start : start + size] if batch is not None else None
+            embed_ms[p.conversation.pk] = share * size
+            start += size
     for p in prepared:
         results[p.conversation.pk] = _write(p, vectors[p.conversation.pk], embed_ms[p.conversation.pk])
     return results
@@ -223,6 +232,8 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
                 )
             )
         Drawer.objects.bulk_create(drawers)
+        passage_vectors = vectors[len(turns) :] if vectors is not None else None
+        counts["passages"] = _passages_write(drawers, p.passages, passage_vectors, embedder_name)
         # Filed: recall reads them as drawers from now on, no longer as pending turns.
         Turn.objects.filter(conversation=conversation, index__in=[t.index for t in turns]).update(pending=False)
         counts["drawers"] = len(drawers)
@@ -262,6 +273,28 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
             },
         )
     return counts
+
+
+def _passages_write(
+    drawers: list[Drawer], passages: list[list[str]], vectors: list[list[float]] | None, embedder_name: str
+) -> int:
+    """The drawers' passages, with their vectors (null when the embedder was down: the backfill embeds them)."""
+    rows: list[Passage] = []
+    for drawer, texts in zip(drawers, passages, strict=True):
+        for position, text in enumerate(texts):
+            vector = vectors[len(rows)] if vectors is not None else None
+            rows.append(
+                Passage(
+                    owner_id=drawer.owner_id,
+                    drawer=drawer,
+                    position=position,
+                    text=text,
+                    embedding=vector,
+                    embedding_model=embedder_name,
+                )
+            )
+    Passage.objects.bulk_create(rows)
+    return len(rows)
 
 
 def extract(

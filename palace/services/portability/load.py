@@ -20,7 +20,8 @@ from accounts.models import Agent
 from accounts.services import agent_create
 from episodic import providers
 from episodic.models import ContextEntry, Episode, TypedMemory
-from palace.models import ActivityEvent, Drawer
+from palace.models import ActivityEvent, Drawer, Passage
+from palace.services.passages import passages_build
 from palace.services.portability import load_palace, load_tiers
 from palace.services.portability.format import FORMAT, VERSION
 from palace.services.portability.rows import BadRow, ImportLineError, Row
@@ -35,6 +36,7 @@ WRITERS: Final[dict[str, Writer]] = {**load_palace.WRITERS, **load_tiers.WRITERS
 # What each embedded model embeds (the same text its own service embeds).
 EMBEDDED: Final[tuple[tuple[type[models.Model], str], ...]] = (
     (Drawer, "content"),
+    (Passage, "text"),
     (Episode, "summary"),
     (TypedMemory, "content"),
     (ContextEntry, "content"),
@@ -126,6 +128,8 @@ def import_lines(
         raise
     except (BadRow, ValidationError, DatabaseError, ValueError) as error:
         raise ImportLineError(loader.line, _reason(error)) from None
+    # Passages are derived, never exported: split again from the drawers just loaded.
+    passages_build(owner_id=owner.pk)
     embedded = embed_missing(owner=owner)
     result = {"rows": dict(loader.counts), "lines": loader.line, "embedded": embedded}
     ActivityEvent.objects.create(owner=owner, kind="memory_imported", data=result)
