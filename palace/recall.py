@@ -57,7 +57,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -75,6 +75,10 @@ SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker",
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
 # "my sister", "my workout routine": what the person owns or relates to, in their own words.
 _MY_PHRASE = re.compile(r"\bmy ((?:[a-z]+ ){0,2}[a-z]{3,})\b", re.I)
+# The nearest passages read per query. On the dev and hard cases 30 gave what 100 gave (20 lost a question):
+# the passages that lift a drawer into the top are among the nearest few dozen. 40 is one HNSW pass at the
+# default ef_search, and no look-up of the other candidates' passages is needed (bench README, longmemeval).
+PASSAGE_CANDIDATES = 40
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 # A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.
 HEAVY_COLUMNS = ("search_vector", "search_text", "embedding")
@@ -160,13 +164,25 @@ def _hnsw_settings(cursor: Any) -> None:
     )
 
 
-def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> list[int]:
+def _semantic(
+    queryset: QuerySet[Drawer], passages: QuerySet[Passage], vector: list[float], limit: int
+) -> tuple[list[int], dict[int, float]]:
+    """The `limit` drawers nearest the query by their own vectors, and the drawers of the
+    PASSAGE_CANDIDATES passages nearest it, each with its best passage's distance (both probes in one
+    transaction: the HNSW settings are set once). A drawer whose passages are not among these keeps its
+    own distance: no per-candidate look-up of passages."""
     with transaction.atomic(), connection.cursor() as cursor:
         # The owner filter runs after the index scan; iterative scan keeps scanning until enough rows
         # pass it (pgvector 0.8). A small owner is read exactly through its own index instead.
         _hnsw_settings(cursor)
         nearest = queryset.filter(embedding__isnull=False).order_by(CosineDistance("embedding", vector))
         found = list(nearest.values_list("pk", flat=True)[:limit])
+        distance = CosineDistance("embedding", vector)
+        by_passage: dict[int, float] = {}
+        for drawer_id, passage_distance in (
+            passages.annotate(distance=distance).order_by(distance).values_list("drawer_id", "distance")
+        )[:PASSAGE_CANDIDATES]:
+            by_passage.setdefault(drawer_id, passage_distance)
         if len(found) < limit:
             # Short of `limit`: either the owner (after filters) has no more rows, or the index scan hit
             # hnsw.max_scan_tuples in a graph crowded by other owners' rows (or dead ones not yet
@@ -174,22 +190,16 @@ def _semantic(queryset: QuerySet[Drawer], vector: list[float], limit: int) -> li
             # exactly, without the vector index.
             cursor.execute("SET LOCAL enable_indexscan = off")
             found = list(nearest.values_list("pk", flat=True)[:limit])
-        return found
+        return found, by_passage
 
 
-def _semantic_passages(
-    owner_id: int, queryset: QuerySet[Drawer], filtered: bool, vector: list[float], limit: int
-) -> list[int]:
-    """The drawers of the passages nearest the query, nearest first. Unfiltered (the usual call) the scan
-    is the passages' own HNSW index, owner-filtered like the drawers'; the fetch that follows reads every
-    candidate through the owner's drawer queryset, so a never_recall drawer found here is dropped there."""
+def _passages(owner_id: int, queryset: QuerySet[Drawer], filters: Filters) -> QuerySet[Passage]:
+    """The owner's embedded passages; narrowed to the filtered drawers only when there are filters (the
+    usual call scans the passages' own HNSW index, owner-filtered like the drawers'). The fetch that
+    follows reads every candidate through the owner's drawer queryset, so a never_recall drawer found
+    by a passage is dropped there."""
     passages = Passage.objects.filter(owner_id=owner_id, embedding__isnull=False)
-    if filtered:
-        passages = passages.filter(drawer__in=queryset)
-    with transaction.atomic(), connection.cursor() as cursor:
-        _hnsw_settings(cursor)
-        nearest = passages.order_by(CosineDistance("embedding", vector)).values_list("drawer_id", flat=True)
-        return list(dict.fromkeys(nearest[:limit]))
+    return passages.filter(drawer__in=queryset) if filters != Filters() else passages
 
 
 def _distance(drawer: float | None, passage: float | None) -> float | None:
@@ -277,12 +287,12 @@ def recall(
     if vector is None:
         result.degraded.append("semantic")
     lap("embed")
-    semantic_ids = _semantic(queryset, vector, pool) if vector is not None else []
-    passage_ids = (
-        _semantic_passages(owner.pk, queryset, filters not in (None, Filters()), vector, pool)
+    semantic_ids, passage_best = (
+        _semantic(queryset, _passages(owner.pk, queryset, filters or Filters()), vector, pool)
         if vector is not None
-        else []
+        else ([], {})
     )
+    passage_ids = list(passage_best)
     lap("semantic")
     union = list(dict.fromkeys([*semantic_ids, *passage_ids, *keyword_ids, *pinned_ids]))
     words = keywords.query_words(query)
@@ -297,21 +307,12 @@ def recall(
     # Through the owner's filtered queryset: a passage's drawer may be outside the filters or never_recall.
     rows_qs = queryset.filter(pk__in=union)
     if vector is not None:
-        # A drawer's meaning is its best match over its own vector and its passages' (palace/passages.py).
-        best_passage = (
-            Passage.objects.filter(drawer_id=OuterRef("pk"), embedding__isnull=False)
-            .annotate(d=CosineDistance("embedding", vector))
-            .order_by("d")
-            .values("d")[:1]
-        )
-        rows_qs = rows_qs.annotate(
-            distance=CosineDistance("embedding", vector), passage_distance=Subquery(best_passage)
-        )
+        rows_qs = rows_qs.annotate(distance=CosineDistance("embedding", vector))
     fields = ["pk", "conversation_id", "turn_index", "role", "occurred_at", "stated_preference", "pinned"]
     fields += ["content", "tags"]
     if lexemes:
         rows_qs = rows_qs.annotate(matched=keywords.matched(lexemes))
-    fields += ["distance", "passage_distance"] * (vector is not None) + ["matched"] * bool(lexemes)
+    fields += ["distance"] * (vector is not None) + ["matched"] * bool(lexemes)
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
     rows.update(waiting)
     lap("fetch")
@@ -328,7 +329,7 @@ def recall(
     )
     scored: list[Candidate] = []
     for pk, row in rows.items():
-        distance = _distance(row.get("distance"), row.get("passage_distance"))
+        distance = _distance(row.get("distance"), passage_best.get(pk))
         signals = {
             "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
             "keyword": round(keywords.coverage(row.get("matched", ()), lexeme_weights), 6),

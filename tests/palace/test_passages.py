@@ -15,6 +15,8 @@ from palace.passages import MAX_PASSAGES, passages_of
 from palace.recall import recall
 from palace.services import forget, mining
 from palace.services.passages import passages_build
+from palace.services.portability.export import export_lines
+from palace.services.portability.load import import_lines
 from tests.conftest import Personas
 from tests.factories import make_user
 from tests.palace.recall_data import mine, unit
@@ -124,3 +126,16 @@ def test_the_command_builds_passages_for_drawers_mined_without_them_once(persona
     assert Passage.objects.filter(owner=owner, embedding__isnull=False).count() == 3
     assert passages_build(owner_id=owner.pk).passages == 0  # a second run writes nothing new
     assert Passage.objects.filter(owner=owner).count() == 3
+
+
+def test_an_import_splits_and_embeds_the_passages_again(personas: Personas) -> None:
+    owner = personas.owner.user
+    mine(owner, "cases", [{"role": "user", "content": ASIDE}], MARCH)
+    before = sorted(Passage.objects.filter(owner=owner).values_list("text", flat=True))
+    exported = list(export_lines(owner=owner))
+    assert not any("passage" in line for line in exported)  # derived, never exported
+    newcomer = make_user("passage-import")
+    import_lines(owner=newcomer, lines=exported)
+    passages = Passage.objects.filter(owner=newcomer)
+    assert sorted(passages.values_list("text", flat=True)) == before
+    assert not passages.filter(embedding__isnull=True).exists()
