@@ -152,22 +152,23 @@ def main() -> int:
         from memory_site.lib.embeddings import LocalMiniLMEmbedder
         from palace.passages import passages_of
 
-        turns = [t["content"] for s in sessions for t in s]
+        turn_texts = [t["content"] for s in sessions for t in s]
         # What mining embeds: every turn, and each user turn's sentences as passages (palace/passages.py).
         passages = [p for s in sessions for t in s for p in passages_of(t["role"], t["content"])]
         embedder = LocalMiniLMEmbedder()
         clock = time.perf_counter()
-        embedder.embed_documents(turns)
+        embedder.embed_documents(turn_texts)
         turns_alone = time.perf_counter() - clock
         clock = time.perf_counter()
-        embedder.embed_documents(turns + passages)
+        embedder.embed_documents(turn_texts + passages)
         alone = time.perf_counter() - clock
         mined = totals.get("drawers", 0) / elapsed
+        share = 100 * mined / (len(turn_texts) / alone)
         print(
-            f"the embedder alone on the same {len(turns)} turns: {turns_alone:.1f}s "
-            f"({len(turns) / turns_alone:.1f}/s); "
+            f"the embedder alone on the same {len(turn_texts)} turns: {turns_alone:.1f}s "
+            f"({len(turn_texts) / turns_alone:.1f}/s); "
             f"with their {len(passages)} passages, as mining embeds them: {alone:.1f}s "
-            f"({len(turns) / alone:.1f} drawers/s); mining end to end at {100 * mined / (len(turns) / alone):.0f}% "
+            f"({len(turn_texts) / alone:.1f} drawers/s); mining end to end at {share:.0f}% "
             f"of it (target >= 90%)"
         )
     return 0
