@@ -107,6 +107,7 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
     from palace.keywords import forget_common_lexemes
     from palace.models import Conversation, Drawer, Turn
     from palace.services import intake, mining
+    from palace.services.passages import passages_embed
 
     sessions = list(zip(question["haystack_session_ids"], question["haystack_sessions"], strict=True))
     dates = question.get("haystack_dates") or [None] * len(sessions)
@@ -148,7 +149,9 @@ def ingest(question: dict[str, Any], owner_name: str, reuse: bool) -> dict[str, 
         )
     conversations = list(Conversation.objects.filter(owner=owner).order_by("started_at", "pk"))
     for start in range(0, len(conversations), MINE_BATCH):
-        mining.conversations_mine(conversations=conversations[start : start + MINE_BATCH])
+        batch = conversations[start : start + MINE_BATCH]
+        mining.conversations_mine(conversations=batch)
+        passages_embed(conversation_ids=[c.pk for c in batch])  # the worker's follow-up job, here
         done = min(start + MINE_BATCH, len(conversations))
         print(f"\r    mined {done}/{len(conversations)} sessions", end="", file=sys.stderr, flush=True)
     print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)

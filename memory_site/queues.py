@@ -16,6 +16,7 @@ ALL: Final = (DEFAULT, MINING, MAINTENANCE, WEBHOOKS)
 
 ROUTES: Final = {
     "palace.mine_conversation": {"queue": MINING},
+    "palace.embed_passages": {"queue": MINING},
     "episodic.*": {"queue": MAINTENANCE},
     "ops.*": {"queue": MAINTENANCE},
     "webhooks.*": {"queue": WEBHOOKS},

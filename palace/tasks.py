@@ -6,7 +6,7 @@ import redis
 from celery import shared_task
 from django.db import OperationalError
 
-from palace.services import jobs, reads
+from palace.services import jobs, passages, reads
 
 # Transient: the database or Redis blinked. Anything else is a bug and fails the job at once.
 TRANSIENT = (OperationalError, redis.ConnectionError, redis.TimeoutError)
@@ -47,3 +47,10 @@ def outbox_requeue() -> dict[str, int]:
 def drawer_reads_flush() -> dict[str, int]:
     """Write the drawer reads queued in Redis (beat: every 5 seconds; sent early when many wait)."""
     return reads.drawer_reads_flush()
+
+
+@shared_task(name=passages.EMBED_TASK, autoretry_for=TRANSIENT, retry_backoff=True, retry_jitter=True, max_retries=5)
+def embed_passages(conversation_ids: list[str]) -> int:
+    """Embed the passages of conversations just mined (their drawers are filed already). Idempotent: a
+    passage with a vector is left alone; whatever is left (the embedder down) the backfill embeds."""
+    return passages.passages_embed(conversation_ids=conversation_ids)

@@ -22,6 +22,7 @@ from accounts.models import Agent, MemorySettings
 from memory_site.redis_client import BREAKER
 from palace.models import MiningJob
 from palace.services.mining import conversations_mine
+from palace.services.passages import passages_embed_send
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +149,9 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
         covered.update(
             status=MiningJob.Status.DONE, finished_at=timezone.now(), counts=results[conversation.pk], error=""
         )
+    # The drawers are filed and the jobs done: the passages' vectors come next, behind any mining job
+    # already waiting (palace/services/passages.py).
+    passages_embed_send(conversation_ids=[c.pk for c in conversations if results[c.pk].get("passages")])
     return results[job.conversation_id]
 
 

@@ -25,6 +25,7 @@ from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, P
 from palace.passages import passages_of
 from palace.services import graph, recurring
 from palace.services.filing import next_numbers, wing_ensure
+from palace.services.passages import passages_embed
 
 logger = logging.getLogger(__name__)
 
@@ -95,10 +96,6 @@ class _Prepared:
     passages: list[list[str]] = field(default_factory=list)  # per turn: its sentences embedded on their own
 
 
-def _flat(passages: list[list[str]]) -> list[str]:
-    return [text for texts in passages for text in texts]
-
-
 Matcher = Callable[[str], ExclusionRule | None]
 
 
@@ -136,6 +133,8 @@ def conversation_mine(*, conversation: Conversation) -> dict[str, Any]:
     """Mine the conversation's turns that have no drawer yet. Idempotent: a second run adds nothing,
     a run after more turns were appended adds only theirs."""
     counts = conversations_mine(conversations=[conversation])[conversation.pk]
+    # Here and now, as the caller asked: the worker's run embeds them in a job of their own instead.
+    passages_embed(conversation_ids=[conversation.pk])
     counts.pop("raced", None)
     return counts
 
@@ -167,18 +166,16 @@ def conversations_mine(*, conversations: list[Conversation]) -> dict[Any, dict[s
     embed_ms: dict[Any, float] = {}
     for owner_id in {p.conversation.owner_id for p in prepared}:
         group = [p for p in prepared if p.conversation.owner_id == owner_id]
-        # Each conversation's turns, then its passages: one batch, sliced back in the same order.
-        texts = [text for p in group for text in [*(t.content for t in p.turns), *_flat(p.passages)]]
+        texts = [t.content for p in group for t in p.turns]
         clock = time.perf_counter()
         # Slow work before any transaction (None when the embedder is down: drawers get null).
         batch = providers.embed_documents(owner_id=owner_id, texts=texts)
         share = (time.perf_counter() - clock) * 1000 / max(len(texts), 1)
         start = 0
         for p in group:
-            size = len(p.turns) + len(_flat(p.passages))
-            vectors[p.conversation.pk] = batch[start : start + size] if batch is not None else None
-            embed_ms[p.conversation.pk] = share * size
-            start += size
+            vectors[p.conversation.pk] = batch[start : start + len(p.turns)] if batch is not None else None
+            embed_ms[p.conversation.pk] = share * len(p.turns)
+            start += len(p.turns)
     for p in prepared:
         results[p.conversation.pk] = _write(p, vectors[p.conversation.pk], embed_ms[p.conversation.pk])
     return results
@@ -232,8 +229,7 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
                 )
             )
         Drawer.objects.bulk_create(drawers)
-        passage_vectors = vectors[len(turns) :] if vectors is not None else None
-        counts["passages"] = _passages_write(drawers, p.passages, passage_vectors, embedder_name)
+        counts["passages"] = _passages_write(drawers, p.passages)
         # Filed: recall reads them as drawers from now on, no longer as pending turns.
         Turn.objects.filter(conversation=conversation, index__in=[t.index for t in turns]).update(pending=False)
         counts["drawers"] = len(drawers)
@@ -275,24 +271,14 @@ def _write(p: _Prepared, vectors: list[list[float]] | None, embed_ms: float) -> 
     return counts
 
 
-def _passages_write(
-    drawers: list[Drawer], passages: list[list[str]], vectors: list[list[float]] | None, embedder_name: str
-) -> int:
-    """The drawers' passages, with their vectors (null when the embedder was down: the backfill embeds them)."""
-    rows: list[Passage] = []
-    for drawer, texts in zip(drawers, passages, strict=True):
-        for position, text in enumerate(texts):
-            vector = vectors[len(rows)] if vectors is not None else None
-            rows.append(
-                Passage(
-                    owner_id=drawer.owner_id,
-                    drawer=drawer,
-                    position=position,
-                    text=text,
-                    embedding=vector,
-                    embedding_model=embedder_name,
-                )
-            )
+def _passages_write(drawers: list[Drawer], passages: list[list[str]]) -> int:
+    """The drawers' passages, without vectors: the mining job embeds them once its drawers are filed
+    (palace/services/passages.py `passages_embed`), so a conversation's drawers never wait for them."""
+    rows = [
+        Passage(owner_id=drawer.owner_id, drawer=drawer, position=position, text=text)
+        for drawer, texts in zip(drawers, passages, strict=True)
+        for position, text in enumerate(texts)
+    ]
     Passage.objects.bulk_create(rows)
     return len(rows)
 

@@ -1,18 +1,65 @@
-"""Passages for drawers filed without them: palaces mined before passages existed, and imported ones.
-Mining writes a new drawer's passages itself (palace/services/mining.py)."""
+"""Passages: their vectors once mining has filed the drawers (`passages_embed`, a job of its own on the
+mining queue), and passages for drawers filed without them (`passages_build`: palaces mined before
+passages existed, and imported ones). Mining writes a new drawer's passages, without vectors, itself
+(palace/services/mining.py)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from celery import current_app
+from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from episodic import providers
 from palace.models import Drawer, Passage
 from palace.passages import SPLIT_ROLES, passages_of
 
+logger = logging.getLogger(__name__)
+
 BATCH = 256  # drawers read at a time
+EMBED_TASK = "palace.embed_passages"  # sent by name: services never import tasks (palace/tasks.py)
+
+
+def passages_embed_send(*, conversation_ids: list[Any]) -> bool:
+    """Ask the mining queue to embed these conversations' passages; True when sent. Queued behind the
+    mining jobs already waiting, so a backlog's drawers are filed first. A broker outage leaves them to
+    the embedding_backfill job, which embeds every passage still without a vector."""
+    if not conversation_ids:
+        return False
+    try:
+        current_app.send_task(EMBED_TASK, args=([str(c) for c in conversation_ids],), retry=False)
+    except Exception:
+        logger.warning("could not send the passages' embedding job; the backfill will embed them", exc_info=True)
+        return False
+    return True
+
+
+def passages_embed(*, conversation_ids: list[Any]) -> int:
+    """Embed the passages of these conversations' drawers that have no vector yet; the number embedded.
+    Idempotent and safe beside the backfill: a vector is written only while the passage still has none.
+    With the embedder down, nothing is written and the backfill retries later."""
+    rows = list(
+        Passage.objects.filter(drawer__conversation_id__in=conversation_ids, embedding__isnull=True)
+        .order_by("pk")
+        .values("pk", "owner_id", "text")
+    )
+    done = 0
+    for owner_id in {row["owner_id"] for row in rows}:
+        owner_rows = [row for row in rows if row["owner_id"] == owner_id]
+        vectors = providers.embed_documents(owner_id=owner_id, texts=[row["text"] for row in owner_rows])
+        if vectors is None:
+            continue
+        name = providers.get_embedder().name
+        with transaction.atomic():
+            for row, vector in zip(owner_rows, vectors, strict=True):
+                done += Passage.objects.filter(pk=row["pk"], embedding__isnull=True).update(
+                    embedding=vector, embedding_model=name
+                )
+    return done
 
 
 @dataclass

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from memory_site import embedded, queues
 from memory_site.celery import app as celery_app
-from palace.models import Drawer, MiningJob
+from palace.models import Drawer, MiningJob, Passage
 from palace.services import jobs
 from tests.conftest import Personas
 
@@ -49,6 +49,17 @@ def test_a_completed_conversation_is_mined_by_the_worker(
     assert job["status"] == "done", job
     assert job["counts"]["drawers"] == 3 and job["counts"]["embedded"] == 3
     assert Drawer.objects.filter(conversation__external_id="c1").count() == 3
+    # The first turn's two sentences are its passages, embedded by the job the mining run sent after it.
+    passages = Passage.objects.filter(drawer__conversation__external_id="c1")
+    assert job["counts"]["passages"] == 2 == passages.count()
+    deadline = time.monotonic() + 30
+    while passages.filter(embedding__isnull=True).exists():
+        assert time.monotonic() < deadline, "the passages were never embedded"
+        time.sleep(0.1)
+    assert set(passages.values_list("text", flat=True)) == {
+        "Derek and I are rebuilding the Efoil project.",
+        "Derek owns the board.",
+    }
     # Asking again mines nothing new.
     again = api.post("/api/v1/conversations/c1/mine", **h).json()["job_id"]
     assert _wait_for_job(api, h, again)["counts"]["drawers"] == 0

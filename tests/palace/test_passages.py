@@ -14,7 +14,7 @@ from palace.models import Conversation, Drawer, Passage
 from palace.passages import MAX_PASSAGES, passages_of
 from palace.recall import recall
 from palace.services import forget, mining
-from palace.services.passages import passages_build
+from palace.services.passages import passages_build, passages_embed
 from palace.services.portability.export import export_lines
 from palace.services.portability.load import import_lines
 from tests.conftest import Personas
@@ -139,3 +139,15 @@ def test_an_import_splits_and_embeds_the_passages_again(personas: Personas) -> N
     passages = Passage.objects.filter(owner=newcomer)
     assert sorted(passages.values_list("text", flat=True)) == before
     assert not passages.filter(embedding__isnull=True).exists()
+
+
+def test_the_follow_up_job_embeds_only_passages_without_a_vector(personas: Personas) -> None:
+    owner = personas.owner.user
+    drawer = mine(owner, "cases", [{"role": "user", "content": ASIDE}], MARCH)[0]
+    kept = Passage.objects.get(drawer=drawer, position=0)
+    Passage.objects.filter(pk=kept.pk).update(embedding=unit((5, 1.0)))
+    Passage.objects.filter(drawer=drawer).exclude(pk=kept.pk).update(embedding=None)
+    assert passages_embed(conversation_ids=[drawer.conversation_id]) == 2
+    assert passages_embed(conversation_ids=[drawer.conversation_id]) == 0  # a second run: nothing left
+    assert not Passage.objects.filter(drawer=drawer, embedding__isnull=True).exists()
+    assert list(Passage.objects.get(pk=kept.pk).embedding) == pytest.approx(unit((5, 1.0)))
