@@ -182,7 +182,8 @@ def _semantic(
         for drawer_id, passage_distance in (
             passages.annotate(distance=distance).order_by(distance).values_list("drawer_id", "distance")
         )[:PASSAGE_CANDIDATES]:
-            by_passage.setdefault(drawer_id, passage_distance)
+            # relaxed_order: the scan may return rows slightly out of order, so keep each drawer's minimum.
+            by_passage[drawer_id] = min(passage_distance, by_passage.get(drawer_id, passage_distance))
         if len(found) < limit:
             # Short of `limit`: either the owner (after filters) has no more rows, or the index scan hit
             # hnsw.max_scan_tuples in a graph crowded by other owners' rows (or dead ones not yet
