@@ -14,6 +14,7 @@ from palace.models import (
     Entity,
     ForgetReceipt,
     MiningJob,
+    Passage,
     PreferenceTopic,
     Relation,
     Room,
@@ -103,6 +104,16 @@ class DrawerAdmin(LargeTableAdmin):
     def reembed(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
         done = drawers_reembed(drawer_ids=list(queryset.values_list("pk", flat=True)[:5000]))
         self.message_user(request, f"Re-embedded {done} drawer(s) (at most 5,000 per run; 0 if the embedder is down).")
+
+
+@admin.register(Passage)
+class PassageAdmin(LargeTableAdmin):
+    """Derived from a drawer's text (palace/passages.py): inspected here, rebuilt by `manage.py passages`."""
+
+    list_display = ["drawer", "position", "text", "owner", "embedding_model"]
+    search_fields = ["text", "owner__username"]
+    raw_id_fields = ["owner", "drawer"]
+    readonly_fields = ["owner", "drawer", "position", "text", "embedding", "embedding_model", "created_at"]
 
 
 @admin.register(Entity)

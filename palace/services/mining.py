@@ -25,7 +25,7 @@ from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, P
 from palace.passages import passages_of
 from palace.services import graph, recurring
 from palace.services.filing import next_numbers, wing_ensure
-from palace.services.passages import passages_embed
+from palace.services.passages import passages_embed, passages_reembed
 
 logger = logging.getLogger(__name__)
 
@@ -450,7 +450,9 @@ def _closets_for(
 
 def drawers_reembed(*, drawer_ids: list[int]) -> int:
     """Embed these drawers again with the current embedder (the operator's admin action, e.g. after a
-    model change). With the embedder down the rows keep their old vectors and 0 is returned."""
+    model change), and their passages with them. With the embedder down the rows keep their old vectors
+    and 0 is returned."""
+    passages_reembed(drawer_ids=drawer_ids)
     rows: list[Any] = list(Drawer.objects.filter(pk__in=drawer_ids).values("pk", "owner_id", "content"))
     done = 0
     by_owner: dict[int, list[Any]] = {}

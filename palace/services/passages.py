@@ -12,7 +12,7 @@ from typing import Any
 
 from celery import current_app
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 
 from episodic import providers
 from palace.models import Drawer, Passage
@@ -38,15 +38,22 @@ def passages_embed_send(*, conversation_ids: list[Any]) -> bool:
     return True
 
 
+def passages_reembed(*, drawer_ids: list[int]) -> int:
+    """Embed these drawers' passages again with the current embedder (the admin's re-embed action);
+    with the embedder down they keep their vectors and 0 is returned."""
+    return _embed(Passage.objects.filter(drawer_id__in=drawer_ids), only_missing=False)
+
+
 def passages_embed(*, conversation_ids: list[Any]) -> int:
     """Embed the passages of these conversations' drawers that have no vector yet; the number embedded.
     Idempotent and safe beside the backfill: a vector is written only while the passage still has none.
     With the embedder down, nothing is written and the backfill retries later."""
-    rows = list(
-        Passage.objects.filter(drawer__conversation_id__in=conversation_ids, embedding__isnull=True)
-        .order_by("pk")
-        .values("pk", "owner_id", "text")
-    )
+    missing = Passage.objects.filter(drawer__conversation_id__in=conversation_ids, embedding__isnull=True)
+    return _embed(missing, only_missing=True)
+
+
+def _embed(passages: QuerySet[Passage], *, only_missing: bool) -> int:
+    rows = list(passages.order_by("pk").values("pk", "owner_id", "text"))
     done = 0
     for owner_id in {row["owner_id"] for row in rows}:
         owner_rows = [row for row in rows if row["owner_id"] == owner_id]
@@ -56,9 +63,10 @@ def passages_embed(*, conversation_ids: list[Any]) -> int:
         name = providers.get_embedder().name
         with transaction.atomic():
             for row, vector in zip(owner_rows, vectors, strict=True):
-                done += Passage.objects.filter(pk=row["pk"], embedding__isnull=True).update(
-                    embedding=vector, embedding_model=name
-                )
+                target = Passage.objects.filter(pk=row["pk"])
+                if only_missing:
+                    target = target.filter(embedding__isnull=True)
+                done += target.update(embedding=vector, embedding_model=name)
     return done
 
 

@@ -8,9 +8,11 @@ from django.db import connection
 from django.test import Client
 
 from memory_site.admin_lists import EXACT_BELOW, EstimatedCountPaginator
-from palace.models import Drawer, Room
+from palace.models import Drawer, Passage, Room
 from tests.conftest import Personas
 from tests.factories import make_user
+from tests.palace.recall_data import mine
+from tests.palace.test_passages import ASIDE, MARCH
 from tests.web.test_pages import room  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -49,3 +51,14 @@ def test_reembed_and_refile_actions_call_the_services(operator: Client, room: Ro
     response = operator.post("/admin/palace/conversation/", {"action": "refile", "_selected_action": [conversation.pk]})
     assert response.status_code == 302
     assert Drawer.objects.get(pk=drawer.pk).aaak  # kept in place, still addressable
+
+
+def test_the_passage_list_opens_and_reembed_covers_a_drawers_passages(operator: Client, personas: Personas) -> None:
+    owner = personas.owner.user
+    drawer = mine(owner, "cases", [{"role": "user", "content": ASIDE}], MARCH)[0]
+    Passage.objects.filter(drawer=drawer).update(embedding_model="an-old-model")
+    response = operator.get("/admin/palace/passage/")
+    assert response.status_code == 200 and "charity auction" in response.content.decode()
+    operator.post("/admin/palace/drawer/", {"action": "reembed", "_selected_action": [drawer.pk]})
+    models = set(Passage.objects.filter(drawer=drawer).values_list("embedding_model", flat=True))
+    assert models == {Drawer.objects.get(pk=drawer.pk).embedding_model}
