@@ -457,6 +457,10 @@ def test_a_question_about_the_latest_still_asks_for_recency() -> None:
 
     parsed = temporal.parse("What is my most recent race time?", MARCH)
     assert isinstance(parsed, temporal.Recency)
+    # Newer is better, and a season-old memory keeps weight: "these days" spans months of conversations.
+    week, season, year = (parsed.fit(MARCH - timedelta(days=d)) for d in (7, 90, 365))
+    assert 1.0 > week > season > year > 0
+    assert season == pytest.approx(0.5)
 
 
 def test_a_person_the_query_names_brings_every_drawer_about_them(personas: Personas) -> None:
