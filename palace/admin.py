@@ -21,8 +21,8 @@ from palace.models import (
     Turn,
     Wing,
 )
-from palace.services.mining import drawers_reembed
 from palace.services.remine import conversation_refile
+from palace.services.vectors import drawers_reembed
 
 
 class TurnInline(admin.TabularInline):

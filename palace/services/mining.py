@@ -25,7 +25,7 @@ from palace.models import ActivityEvent, Closet, Conversation, Drawer, Entity, P
 from palace.passages import passages_of
 from palace.services import graph, recurring
 from palace.services.filing import next_numbers, wing_ensure
-from palace.services.passages import passages_embed, passages_reembed
+from palace.services.passages import passages_embed
 
 logger = logging.getLogger(__name__)
 
@@ -446,24 +446,3 @@ def _closets_for(
             by_segment[segment] = closet
         result.append(closet)
     return result, created
-
-
-def drawers_reembed(*, drawer_ids: list[int]) -> int:
-    """Embed these drawers again with the current embedder (the operator's admin action, e.g. after a
-    model change), and their passages with them. With the embedder down the rows keep their old vectors
-    and 0 is returned."""
-    passages_reembed(drawer_ids=drawer_ids)
-    rows: list[Any] = list(Drawer.objects.filter(pk__in=drawer_ids).values("pk", "owner_id", "content"))
-    done = 0
-    by_owner: dict[int, list[Any]] = {}
-    for row in rows:
-        by_owner.setdefault(row["owner_id"], []).append(row)
-    for owner_id, owner_rows in by_owner.items():
-        vectors = providers.embed_documents(owner_id=owner_id, texts=[row["content"] for row in owner_rows])
-        if vectors is None:
-            continue
-        name = providers.get_embedder().name
-        with transaction.atomic():
-            for row, vector in zip(owner_rows, vectors, strict=True):
-                done += Drawer.objects.filter(pk=row["pk"]).update(embedding=vector, embedding_model=name)
-    return done

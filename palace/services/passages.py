@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from celery import current_app
-from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef
 
 from episodic import providers
+from memory_site.redis_client import BREAKER
 from palace.models import Drawer, Passage
 from palace.passages import SPLIT_ROLES, passages_of
+from palace.services.vectors import vectors_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +29,8 @@ def passages_embed_send(*, conversation_ids: list[Any]) -> bool:
     """Ask the mining queue to embed these conversations' passages; True when sent. Queued behind the
     mining jobs already waiting, so a backlog's drawers are filed first. A broker outage leaves them to
     the embedding_backfill job, which embeds every passage still without a vector."""
-    if not conversation_ids:
-        return False
+    if not conversation_ids or BREAKER.is_open:
+        return False  # the breaker: Redis (the broker) was just found unavailable; the backfill has them
     try:
         current_app.send_task(EMBED_TASK, args=([str(c) for c in conversation_ids],), retry=False)
     except Exception:
@@ -38,36 +39,12 @@ def passages_embed_send(*, conversation_ids: list[Any]) -> bool:
     return True
 
 
-def passages_reembed(*, drawer_ids: list[int]) -> int:
-    """Embed these drawers' passages again with the current embedder (the admin's re-embed action);
-    with the embedder down they keep their vectors and 0 is returned."""
-    return _embed(Passage.objects.filter(drawer_id__in=drawer_ids), only_missing=False)
-
-
 def passages_embed(*, conversation_ids: list[Any]) -> int:
     """Embed the passages of these conversations' drawers that have no vector yet; the number embedded.
     Idempotent and safe beside the backfill: a vector is written only while the passage still has none.
     With the embedder down, nothing is written and the backfill retries later."""
     missing = Passage.objects.filter(drawer__conversation_id__in=conversation_ids, embedding__isnull=True)
-    return _embed(missing, only_missing=True)
-
-
-def _embed(passages: QuerySet[Passage], *, only_missing: bool) -> int:
-    rows = list(passages.order_by("pk").values("pk", "owner_id", "text"))
-    done = 0
-    for owner_id in {row["owner_id"] for row in rows}:
-        owner_rows = [row for row in rows if row["owner_id"] == owner_id]
-        vectors = providers.embed_documents(owner_id=owner_id, texts=[row["text"] for row in owner_rows])
-        if vectors is None:
-            continue
-        name = providers.get_embedder().name
-        with transaction.atomic():
-            for row, vector in zip(owner_rows, vectors, strict=True):
-                target = Passage.objects.filter(pk=row["pk"])
-                if only_missing:
-                    target = target.filter(embedding__isnull=True)
-                done += target.update(embedding=vector, embedding_model=name)
-    return done
+    return vectors_refresh(missing, text_field="text", only_missing=True)
 
 
 @dataclass
