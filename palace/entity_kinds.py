@@ -108,6 +108,11 @@ THING_AFTER = re.compile(
 )
 
 
+# " by " after a title's last word or its closing quote: what follows is its author.
+AUTHOR_BEFORE = re.compile(r"(?:\b[A-Z][\w'\u2019-]*|\d+)[\"\u201d'\u2019]?\s+by\s+$")
+PERSONAL_NAME = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?){1,2}$")
+
+
 def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str = "") -> str | None:
     """The kind of one mention, from spaCy's label corrected by the name and the words around it:
     a quoted title or "reading X" makes a work, "in X" a place, "on X" / "X's app" an organisation; a
@@ -117,6 +122,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return None
     if known_kind(name):
         return known_kind(name)
+    if kind in ("organisation", "person") and AUTHOR_BEFORE.search(before) and PERSONAL_NAME.match(name):
+        return "person"  # "Thinking in Systems by Donella Meadows": a title's author
     if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):
         return "topic"  # "BAMS graduates", "the syllabus for MBBS", "HIIT workouts": a field, not a body
     if AREA_AFTER.search(after) and kind in ("organisation", "person"):

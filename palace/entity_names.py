@@ -84,6 +84,13 @@ CAPITALISED_RUN = re.compile(
     rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|titled|entitled|into|about|and|or|like|as|including)\s+"
     rf"({_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,4}})"
 )
+# Where the user went or shopped: a name there may be all common words ("went to Buy Buy Baby", "shopped at
+# Bed Bath & Beyond"), which the common-words rule would otherwise drop.
+VISITED = re.compile(
+    r"\b(?:went|go|going|gone|been|headed|stopped by|shop(?:ped|ping)?\s+at|bought\s+(?:\w+\s+)?(?:at|from)|"
+    r"ordered\s+(?:\w+\s+)?from)\s+(?:to\s+)?(?:the\s+)?$"
+)
+VISITED_RUN = re.compile(rf"(?<=\s)({_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{1,4}})")
 # A chain's name before "by" and its brand: "Courtyard by Marriott Isla Verde Beach Resort", "Hampton Inn by
 # Hilton". Joined only when the run after "by" ends in a venue word, so "the Mona Lisa by Leonardo" stays apart.
 BRANDED_VENUE = re.compile(r"\b(?:the|a|at)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+by\s+)$")
@@ -96,7 +103,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     that is not just common words in title case ("the Main Event" when "main" and "event" are written
     in lower case elsewhere)."""
     runs = []
-    for match in CAPITALISED_RUN.finditer(text):
+    visits = [m for m in VISITED_RUN.finditer(text) if VISITED.search(text, 0, m.start())]
+    for match in [*CAPITALISED_RUN.finditer(text), *visits]:
         name = TRAILING.sub("", match.group(1)).rstrip("-")
         start = match.start(1)
         brand = BRANDED_VENUE.search(text[max(0, start - 60) : start])
@@ -129,7 +137,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         if len(words) < 2 and not (has_model or camel or compound):
             continue
         alpha = [w for w in words if w.isalpha()]
-        if not (has_model or compound) and (not alpha or all(common_word(w, lower_words) for w in alpha)):
+        visited = match in visits
+        if not (has_model or compound or visited) and (not alpha or all(common_word(w, lower_words) for w in alpha)):
             continue
         runs.append((start, start + len(name), name))
     return runs
@@ -141,8 +150,18 @@ HYPHENATED_NAME = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)+$")
 CAMEL_WORD = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Z][A-Za-z]*[a-z](?![\w-])")
 
 
+# One capitalised word mid-sentence before what a brand sells: "coupons for Olay skin care products", "a
+# Patagonia store", "the Duolingo app".
+BRAND_WORD = re.compile(
+    r"(?<=[a-z,] )[A-Z][a-z][\w&'-]*(?=(?:\s+[a-z-]+){0,2}\s+(?:products|brand|stores?|app|website|coupons?|"
+    r"gift cards?|subscription|membership|outlet|catalog(?:ue)?)\b)"
+)
+
+
 def camel_words(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group(0)) for m in CAMEL_WORD.finditer(text)]
+    """CamelCase words mid-sentence and single brand words before what the brand sells."""
+    words = [*CAMEL_WORD.finditer(text), *BRAND_WORD.finditer(text)]
+    return [(m.start(), m.end(), m.group(0)) for m in words]
 
 
 def key(name: str) -> str:
@@ -162,13 +181,35 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
 def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
     """Words written in lower case somewhere in the conversation: a capitalised "Nice" or "Lemon" that
     also appears as "nice"/"lemon" is a common word, not a name. A text written all in lower case
-    ("generally, vilnius old town is a must") proves nothing about capitals and is left out."""
-    return {w for t in texts if not all_lower_case(t) for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
+    ("generally, vilnius old town is a must") proves nothing about capitals and is left out, and so does an
+    address ("www.olay.com", "@yogaglo")."""
+    texts = [ADDRESS.sub(" ", t) for t in texts if not all_lower_case(t)]
+    return {w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
+
+
+ADDRESS = re.compile(r"\S*(?:[a-z0-9]\.(?:com|org|net|io|co|edu|gov|app|ai|tv|uk|de|fr|ca|au)\b|://|@)\S*", re.I)
 
 
 # Where a sentence, a line or a list item starts.
 SENTENCE_START = re.compile(r"(?:^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?|[.!?]\s+)([A-Za-z])", re.M)
 LOWER_I = re.compile(r"(?<![\w'-])i(?:'m|'ve|'d|'ll)?(?![\w'-])")
+
+
+# A verb that opens an instruction: "2. Define Binary Semaphore.", "Explain Virtual Memory": not part of a name.
+IMPERATIVE = re.compile(
+    r"^(?:Define|Explain|Describe|Discuss|List|Compare|Contrast|Write|Summari[sz]e|Outline|Identify|Calculate|"
+    r"Analy[sz]e|Evaluate|Illustrate|Differentiate|Distinguish|Justify|Elaborate|Mention|Enumerate|State|Give|"
+    r"Provide|Create|Design|Implement|Generate|Rewrite|Translate|Convert|Draft|Suggest|Recommend|Imagine)\s+"
+)
+LINE_OR_SENTENCE_START = re.compile(r"(?:^|\n|[.!?:]\s)\s*(?:[-*\u2022]\s+|\d+[.)]\s+|[\"\u201c'(*]+)?$")
+
+
+def without_imperative(text: str, start: int, name: str) -> tuple[int, str]:
+    """(start, name) with an instruction's opening verb left out of a name that starts a sentence."""
+    verb = IMPERATIVE.match(name)
+    if verb and LINE_OR_SENTENCE_START.search(text[max(0, start - 8) : start]):
+        return start + verb.end(), name[verb.end() :]
+    return start, name
 
 
 def all_lower_case(text: str) -> bool:
@@ -298,7 +339,9 @@ UI_ELEMENT_AFTER = re.compile(
 VERSION_FRAGMENT = re.compile(r"^\s+v?\d[\w.]*\s+[A-Z]")
 # "Narcos: Mexico", "Star Wars: The Last Jedi": a title and its subtitle, said mid-sentence.
 _TITLE_WORD = r"(?:[A-Z][\w'\u2019-]*|\d+)"
-SUBTITLE = re.compile(rf":\s+({_TITLE_WORD}(?:\s+(?:(?:of|the|and|a|in|on|to)\s+)?{_TITLE_WORD}){{0,4}})")
+SUBTITLE = re.compile(
+    rf":\s+({_TITLE_WORD}(?:\s+(?:(?:of|the|and|a|an|in|on|to|from|for|at|with)\s+){{0,2}}{_TITLE_WORD}){{0,7}})"
+)
 
 
 # "Tteokbokki-inspired rice cakes", "Korean-style": a word made into an adjective names a style, not a thing.

@@ -354,3 +354,40 @@ def test_cues_give_pets_cases_teams_and_chains_their_kinds() -> None:
 def test_a_title_is_not_cut_at_an_abbreviation() -> None:
     turns = [("user", "What did the Marbury v. Madison decision establish about judicial review?")]
     assert "Madison" in titles.room_title(turns)
+
+
+def test_titles_with_an_author_a_medium_or_a_subtitle_are_works() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "I just finished 'The Salt Road' by Maria Okafor and loved it."),
+            ("user", "Would Thinking in Systems by Donella Meadows suit me next?"),
+            ("user", 'I keep rewatching the "Garden Hour" channel while I repot things.'),
+            ("user", 'I signed up for the course "Knife Skills: Cutting Like a Pro" last night.'),
+            ("user", 'Next on my list is "Night Train: Across the Siberian Steppe" by Lena Volk.'),
+        ]
+    )
+    assert kinds.get("The Salt Road") == "work" and kinds.get("Thinking in Systems") == "work"
+    assert kinds.get("Garden Hour") == "work" and kinds.get("Knife Skills: Cutting Like a Pro") == "work"
+    assert kinds.get("Night Train: Across the Siberian Steppe") == "work"
+    assert kinds.get("Maria Okafor") == "person" and kinds.get("Donella Meadows") == "person"
+
+
+def test_shops_named_in_common_words_and_brands_before_their_products_are_found() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "Last week I went to Nest And Needle and found a cheap rice cooker."),
+            ("user", "Are there coupons for Lumera skin care products this month?"),
+            ("assistant", "You could check www.lumera.com or sign up at lumera.com for their newsletter."),
+        ]
+    )
+    assert kinds.get("Nest And Needle") == "organisation" and kinds.get("Lumera") == "organisation"
+
+
+def test_an_instructions_opening_verb_is_not_part_of_a_name() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "1. Define Distributed Ledger. Discuss its uses."),
+            ("user", "2. Explain Merkle Trees with an example."),
+        ]
+    )
+    assert not any(name.split()[0] in ("Define", "Explain") for name in kinds)
