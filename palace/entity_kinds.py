@@ -241,7 +241,9 @@ WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
     r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack)"
 )
-APPOSITION = r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?:[\w-]+\s+){0,3}?"
+# The describing words of an apposition are lower case or a hyphenated compound ("a UK-based YouTuber"): a
+# capitalised word there starts another name ("Paris, the Paris Museum Pass").
+APPOSITION = r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?-i:(?:[a-z][\w-]*|[A-Z]+-[a-z]+)\s+){0,3}?"
 CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
     (re.compile(r"^(?:\s+and\s+(?:I|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"), "person"),

@@ -20,11 +20,25 @@ NOT_ENTITIES = frozenset(
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday
     january february march april may june july august september october november december
-    christmas easter thanksgiving halloween
+    christmas easter thanksgiving halloween hanukkah diwali ramadan valentine valentine's
     earth internet web the world
     also so and but then anyway actually recently yesterday today tonight tomorrow oh well now plus
     """.split()
-) | {"the world", "mother nature", "happy hour", "black friday"}
+) | {
+    "the world",
+    "mother nature",
+    "happy hour",
+    "black friday",
+    "valentine's day",
+    "mother's day",
+    "father's day",
+    "new year",
+    "new year's",
+    "new year's eve",
+    "new year's day",
+    "lunar new year",
+    "chinese new year",
+}
 
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
@@ -286,7 +300,8 @@ DISH_WORDS = frozenset(
     """pasta salad soup stew curry risotto lasagna pizza tacos taco burrito burger sandwich wrap bowl cake pie
     tart cookies cookie muffins bread pancakes waffles omelette omelet frittata quiche casserole chili
     noodles ramen stir-fry smoothie latte chicken beef pork salmon shrimp tofu masala tikka alfredo
-    carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki""".split()
+    carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki tea teas coffee espresso cappuccino
+    macchiato mocha lemonade juice cocktail""".split()
 )
 
 

@@ -391,3 +391,16 @@ def test_an_instructions_opening_verb_is_not_part_of_a_name() -> None:
         ]
     )
     assert not any(name.split()[0] in ("Define", "Explain") for name in kinds)
+
+
+def test_two_names_joined_by_a_preposition_holidays_and_drinks_are_not_one_wing() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "Can I move my shelves from Facebook into Goodreads and join Slow Readers on Goodreads too?"),
+            ("user", "I'm planning a quiet Valentine's Day and I drink Lavender Tea before bed."),
+            ("user", "We land in Lisbon on Friday. How much is a day in Lisbon, the Lisbon Museum Pass included?"),
+        ]
+    )
+    assert not any(" into " in name or " on " in name for name in kinds)
+    assert kinds.get("Goodreads") == "organisation" and kinds.get("Lisbon") == "place"
+    assert "Valentine" not in kinds and "Valentine's Day" not in kinds and "Lavender Tea" not in kinds
