@@ -77,7 +77,8 @@ class Log:
     deleted: set[str] = field(default_factory=set)
     ops: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)  # "op status"
-    recall_ms: list[tuple[float, float]] = field(default_factory=list)  # (seconds since start, ms)
+    recall_stages: list[tuple[float, dict[str, float]]] = field(default_factory=list)  # (s, stage -> ms)
+    latency_ms: dict[str, list[tuple[float, float]]] = field(default_factory=lambda: defaultdict(list))  # op -> (s, ms)
 
 
 class Agent(threading.Thread):
@@ -94,11 +95,13 @@ class Agent(threading.Thread):
 
     def call(self, op: str, method: str, path: str, expect: tuple[int, ...], **kwargs: Any) -> Any:
         self.log.ops[op] += 1
+        start = time.perf_counter()
         try:
             response = self.http.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
             self.log.errors[f"{op} {type(exc).__name__}"] += 1
             return None
+        self.log.latency_ms[op].append((time.monotonic() - self.started, (time.perf_counter() - start) * 1000))
         if response.status_code not in expect:
             self.log.errors[f"{op} {response.status_code}"] += 1
             return None
@@ -139,10 +142,9 @@ class Agent(threading.Thread):
             self.conversation, self.appends = None, 0
 
     def recall(self) -> None:
-        start = time.perf_counter()
         body = self.call("recall", "POST", "recall", (200,), json={"query": sentence(self.rng), "top_k": 5})
-        if body is not None:
-            self.log.recall_ms.append((time.monotonic() - self.started, (time.perf_counter() - start) * 1000))
+        if body is not None:  # the service's own time in recall, by stage: what recall costs, without the queue
+            self.log.recall_stages.append((time.monotonic() - self.started, body.get("timings_ms") or {}))
 
     def context(self) -> None:
         self.call("context", "POST", "context", (200,), json={"query": sentence(self.rng)})
@@ -311,10 +313,20 @@ def main() -> int:
     for agent in agents:
         ops.update(agent.log.ops)
         errors.update(agent.log.errors)
-    latencies = [point for a in agents for point in a.log.recall_ms]
     width = args.seconds / SLICES
-    by_slice = [p95([ms for at, ms in latencies if i * width <= at < (i + 1) * width]) for i in range(SLICES)]
+
+    def by_tenth(op: str) -> list[float | None]:
+        latencies = [point for a in agents for point in a.log.latency_ms[op]]
+        return [p95([ms for at, ms in latencies if i * width <= at < (i + 1) * width]) for i in range(SLICES)]
+
+    by_slice = by_tenth("recall")
     drift = round(by_slice[-1] / by_slice[0], 2) if by_slice[0] and by_slice[-1] else None
+    # A Redis-only read beside it: when it drifts as recall does, the machine is saturated (queueing), not recall
+    control = by_tenth("wm_get")
+    stages = [point for a in agents for point in a.log.recall_stages]
+    in_service = [
+        p95([sum(t.values()) for at, t in stages if i * width <= at < (i + 1) * width]) for i in range(SLICES)
+    ]
     server_errors = sum(n for key, n in errors.items() if key.split()[-1].startswith("5"))
     summary = {
         "agents": len(agents),
@@ -329,6 +341,15 @@ def main() -> int:
         "lost": lost[:50],
         "recall_p95_ms_by_tenth": by_slice,
         "recall_p95_drift": drift,
+        "wm_get_p95_ms_by_tenth": control,
+        "recall_in_service_p95_ms_by_tenth": in_service,
+        "recall_stage_median_ms_first_last_tenth": {
+            stage: [
+                round(statistics.median([t.get(stage, 0.0) for at, t in stages if lo <= at < hi] or [0.0]), 1)
+                for lo, hi in ((0, width), (args.seconds - width, args.seconds + 1e9))
+            ]
+            for stage in sorted({stage for _, t in stages for stage in t})
+        },
         "rss_kb_start": rss[0][1] if rss else None,
         "rss_kb_end": rss[-1][1] if rss else None,
         "rss_kb_max": {role: max(s.get(role, 0) for _, s in rss) for role in (rss[0][1] if rss else {})},
@@ -340,6 +361,9 @@ def main() -> int:
     for item in lost[:10]:
         print(f"  lost: {item}")
     print(f"recall p95 ms by tenth of the run: {by_slice} (last/first {drift})")
+    print(f"working-memory read p95 ms by tenth (the machine's queueing, for comparison): {control}")
+    print(f"recall's own time in the service (its timings_ms), p95 by tenth: {in_service}")
+    print(f"recall stages, median ms in the first and last tenth: {summary['recall_stage_median_ms_first_last_tenth']}")
     if rss:
         print(
             "resident kB, start -> end (max): "

