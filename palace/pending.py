@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from palace.recall import Filters
 
 PENDING_CANDIDATES = 20  # by full-text rank; a query rarely has more relevant turns still waiting
+# The newest matching turns ranked, at most: behind a long backlog (a worker starved by load) ranking every
+# match would make each recall slower the further mining falls behind; the newest are what recall needs most.
+PENDING_SCAN = 300
 PENDING_EMBEDDED = 8  # of those, embedded at query time (local embedder only)
 POINTER = "§ new"  # in the <memory_context> block: filed moments from now, then it gets its own pointer
 
@@ -42,18 +45,24 @@ def is_pending(pk: int) -> bool:
 # this query, which runs in ~0.3 ms. The text search expression is the partial index's own.
 _DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(t.content, ''))"
 _PENDING_SQL = f"""
-SELECT t.id, t.conversation_id, t.index, t.role, t.content, COALESCE(t.timestamp, c.started_at) AS occurred_at,
+SELECT t.id, t.conversation_id, t.index, t.role, t.content, t.occurred_at,
        ts_rank_cd({_DOCUMENT}, q.query) AS rank,
        ARRAY(SELECT unnest(tsvector_to_array({_DOCUMENT})) INTERSECT SELECT unnest(%(lexemes)s::text[])) AS matched
-FROM palace_turn t
-JOIN palace_conversation c ON c.id = t.conversation_id
-LEFT JOIN accounts_agent a ON a.id = c.agent_id
+FROM (
+    SELECT t.id, t.conversation_id, t.index, t.role, t.content, COALESCE(t.timestamp, c.started_at) AS occurred_at
+    FROM palace_turn t
+    JOIN palace_conversation c ON c.id = t.conversation_id
+    LEFT JOIN accounts_agent a ON a.id = c.agent_id
+    WHERE t.pending AND c.owner_id = %(owner)s
+      AND {_DOCUMENT} @@ websearch_to_tsquery('english'::regconfig, %(words)s)
+      AND NOT COALESCE(a.config @> '{{"mining_paused": true}}'::jsonb, false)
+      AND (%(agent)s::uuid IS NULL OR c.agent_id = %(agent)s::uuid)
+      AND (%(since)s::timestamptz IS NULL OR COALESCE(t.timestamp, c.started_at) >= %(since)s::timestamptz)
+      AND (%(until)s::timestamptz IS NULL OR COALESCE(t.timestamp, c.started_at) < %(until)s::timestamptz)
+    ORDER BY t.id DESC
+    LIMIT %(scan)s
+) t
 CROSS JOIN websearch_to_tsquery('english'::regconfig, %(words)s) AS q(query)
-WHERE t.pending AND c.owner_id = %(owner)s AND {_DOCUMENT} @@ q.query
-  AND NOT COALESCE(a.config @> '{{"mining_paused": true}}'::jsonb, false)
-  AND (%(agent)s::uuid IS NULL OR c.agent_id = %(agent)s::uuid)
-  AND (%(since)s::timestamptz IS NULL OR COALESCE(t.timestamp, c.started_at) >= %(since)s::timestamptz)
-  AND (%(until)s::timestamptz IS NULL OR COALESCE(t.timestamp, c.started_at) < %(until)s::timestamptz)
 ORDER BY ts_rank_cd({_DOCUMENT}, q.query, 1) DESC, t.id
 LIMIT %(limit)s
 """
@@ -80,6 +89,7 @@ def pending_rows(
         "since": filters.since,
         "until": filters.until,
         "limit": PENDING_CANDIDATES,
+        "scan": PENDING_SCAN,
     }
     with connection.cursor() as cursor:
         cursor.execute(_PENDING_SQL, params)

@@ -118,3 +118,21 @@ def test_an_imported_palace_has_no_pending_turns_for_its_drawers(personas: Perso
     Turn.objects.filter(conversation__owner=owner).update(pending=True)  # as an import leaves them
     assert load_palace.turns_mark_filed(owner=owner) == 1
     assert not Turn.objects.filter(conversation__owner=owner, pending=True).exists()
+
+
+def test_behind_a_long_backlog_the_newest_pending_turns_are_ranked(
+    personas: Personas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranking is bounded to the newest PENDING_SCAN matching turns, so a backlog does not make every
+    recall slower; the newest turn is found whatever waits before it."""
+    from palace import pending
+
+    monkeypatch.setattr(pending, "PENDING_SCAN", 5)
+    texts = [f"Kayak note {n}: the kayak rack needs kayak straps, kayak kayak." for n in range(8)]
+    post(personas.owner, "backlog", *texts, "The kayak is stored at Marta's garage now.")
+    rows = pending.pending_rows(
+        owner_id=personas.owner.user.pk, filters=Filters(), words=["kayak"], lexemes=["kayak"], vector=None
+    )
+    contents = {row["content"] for row in rows.values()}
+    assert len(rows) == 5 and "The kayak is stored at Marta's garage now." in contents
+    assert texts[0] not in contents  # the oldest waits beyond the scan (the rank alone would put it first)
