@@ -2,7 +2,7 @@
 write the service acknowledged is read back.
 
     .venv/bin/python bench/soak.py [--url http://127.0.0.1:8002] [--agents 50] [--owners 5] [--seconds 600]
-                                   [--keys FILE] [--out DIR] [--no-rss]
+                                   [--keys FILE] [--think S] [--out DIR] [--no-rss]
 
 Each agent is a thread with its own API key and keep-alive connection, looping over a realistic mix with a
 little think time: append turns to its open conversation (completed, so mined, every few appends, then a
@@ -82,12 +82,13 @@ class Log:
 
 
 class Agent(threading.Thread):
-    def __init__(self, url: str, key: str, index: int, started: float, until: float) -> None:
+    def __init__(self, url: str, key: str, index: int, started: float, until: float, think: float = 0.03) -> None:
         super().__init__(daemon=True)
         self.http = httpx.Client(base_url=f"{url}/api/v1/", headers={"Authorization": f"Bearer {key}"}, timeout=60)
         self.rng = random.Random(index)
         self.tag = f"soak{index}-{uuid.uuid4().hex[:6]}"
         self.started, self.until = started, until
+        self.think = think
         self.log = Log()
         self.conversation: str | None = None
         self.appends = 0
@@ -111,7 +112,7 @@ class Agent(threading.Thread):
         ops, weights = zip(*MIX, strict=True)
         while time.monotonic() < self.until:
             getattr(self, self.rng.choices(ops, weights)[0])()
-            time.sleep(self.rng.uniform(0.01, 0.05))
+            time.sleep(self.rng.uniform(self.think / 3, self.think * 5 / 3))
 
     # --- the mix --------------------------------------------------------------------------------------
 
@@ -273,6 +274,13 @@ def main() -> int:
     parser.add_argument("--owners", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--keys", type=Path)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.03,
+        help="mean seconds an agent waits between calls (default 0.03: the machine saturated; an agent waiting "
+        "on its LLM between memory calls waits seconds)",
+    )
     parser.add_argument("--out", type=Path, default=Path("/tmp/soak"))
     parser.add_argument("--no-rss", action="store_true")
     parser.add_argument("--job-wait", type=float, default=300, help="seconds to wait for the mining backlog")
@@ -281,7 +289,7 @@ def main() -> int:
     keys = json.loads(args.keys.read_text()) if args.keys else mint_keys(args.url, args.owners, args.agents)
     started = time.monotonic()
     until = started + args.seconds
-    agents = [Agent(args.url, k["key"], i, started, until) for i, k in enumerate(keys[: args.agents])]
+    agents = [Agent(args.url, k["key"], i, started, until, args.think) for i, k in enumerate(keys[: args.agents])]
     rss: list[tuple[float, dict[str, int]]] = []
     print(
         f"soak: {len(agents)} agents of {len({k['owner'] for k in keys})} owners for {args.seconds:.0f} s", flush=True
@@ -332,6 +340,7 @@ def main() -> int:
         "agents": len(agents),
         "owners": len({k["owner"] for k in keys[: args.agents]}),
         "seconds": args.seconds,
+        "think_s": args.think,
         "requests": sum(ops.values()),
         "requests_by_op": dict(ops),
         "errors": dict(errors),
