@@ -1,0 +1,72 @@
+"""Works the small model leaves out, found by how chat names a title: in quotes with an owner, an author or a
+medium around it, or in title case before its author ("The Power of Habit by Charles Duhigg")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from palace.entity_kinds import QUOTED
+from palace.entity_names import NOT_ENTITIES, clean
+
+# Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
+TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())
+# What says a quoted title-case phrase is a work: its author ("by Naomi Alderman"), its medium after it
+# (the "Crash Course" channel), or a medium or a way of taking it in before it (the course "…", reading "…").
+WORK_AFTER_QUOTE = re.compile(
+    r"[\"\u201d'\u2019]?,?\s+(?:by\s+[A-Z]|(?:channel|podcast|series|course|class|book|novel|memoir|documentary|"
+    r"docuseries|album|song|single|film|movie|show|audiobook|playlist|article|essay|poem|play|musical|episode|"
+    r"video|game|workshop|webinar|newsletter)\b)"
+)
+WORK_BEFORE_QUOTE = re.compile(
+    r"\b(?:book|novel|memoir|course|class|channel|podcast|series|show|documentary|film|movie|album|song|article|"
+    r"essay|audiobook|game|titled|entitled|called|read|reading|finished|watched|watching|listened to|listening to)"
+    r"\s*[\"\u201c'\u2018]$",
+    re.I,
+)
+# Words that open a sentence before a title rather than start it.
+TITLE_OPENERS = frozenset(
+    "Would Could Should Will Can Did Does Do Is Are Was Were Have Has Had I We You My Our Maybe Also So And But "
+    "Then Now Just Recently Reading Finished Loved Try Read Isn't".split()
+)
+# "The Power of Habit by Charles Duhigg": a title in title case, unquoted, before its author's full name.
+TITLE_BY_AUTHOR = re.compile(
+    r"(?<![\w\"\u201c'\u2018])((?:The\s+|A\s+)?[A-Z][\w'\u2019-]*(?:\s+(?:(?:of|the|and|a|an|in|on|to|for|from)\s+){0,2}"
+    r"[A-Z][\w'\u2019-]*){1,6})\s+by\s+[A-Z][a-z]+(?:\s+[A-Z]\.)?\s+[A-Z][a-z]+"
+)
+
+
+def title_case(text: str) -> bool:
+    words = text.replace(":", " ").split()
+    return bool(words) and all(w[0].isupper() or w[0].isdigit() or w in TITLE_SMALL_WORDS for w in words)
+
+
+def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
+    """Titles `text` names as works that NER left out: a quoted title-case phrase with an owner (Taylor
+    Swift's "Anti-Hero"), an author ("'The Power' by Naomi Alderman") or a medium (the "Crash Course"
+    channel, the course "Videography Masterclass: Learn …"), and an unquoted title before its author."""
+    works = []
+    for quote in QUOTED.finditer(text):
+        start = quote.start(1) if quote.group(1) else quote.start(2)
+        work = clean(quote.group(1) or quote.group(2), keep_article=True)
+        words = work.split()
+        if not title_case(work) or any(a <= start < b for a, b in taken):
+            continue
+        before = text[max(0, quote.start() - 40) : quote.start()]
+        owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", before)
+        cued = WORK_AFTER_QUOTE.match(text, quote.end() - 1) or WORK_BEFORE_QUOTE.search(text[: quote.start() + 1])
+        if owned or (cued and (len(words) > 1 or words[0] not in NOT_ENTITIES)):
+            works.append(work)
+    for match in TITLE_BY_AUTHOR.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if any(a <= match.start(1) < b for a, b in taken) or MARKDOWN_LIST_ITEM.match(text, line_start):
+            continue
+        words = match.group(1).split()
+        while len(words) > 1 and words[0] in TITLE_OPENERS:  # "Would Thinking in Systems by …": a question's start
+            words.pop(0)
+        if len(words) > 1:
+            works.append(clean(" ".join(words), keep_article=True))
+    return works
+
+
+MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")
