@@ -415,3 +415,12 @@ def test_a_listed_given_name_and_an_uncommon_surname_make_a_person_not_a_brand()
     )
     assert kinds.get("Sofia Marquez") == "person"
     assert kinds.get("Billy Bookcase") == "organisation" and kinds.get("Kate Spade") == "organisation"
+
+
+def test_abbreviations_of_subjects_are_topics_only_as_written() -> None:
+    from palace.gazetteers import known_kind
+
+    kinds = _kinds_of([("user", "Should I leave my GPA off the resume if I mentor girls in STEM at Hartwell College?")])
+    assert kinds.get("GPA") == "topic" and kinds.get("STEM") == "topic"
+    assert kinds.get("Hartwell College") == "organisation"
+    assert known_kind("SAT") == "topic" and known_kind("Sat") is None
