@@ -32,18 +32,18 @@ KIND_OF_LABEL: dict[str, str | None] = {
 
 PLACE_SUFFIX = re.compile(
     r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
-    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Gardens?|Zoo|Stadium|Arena|Forum|Campground|Castle|"
+    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Gardens?|Forum|Campground|Castle|"
     r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|North|South|East|West)$"
 )
 
 
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
-# Venues count as organisations, as people file them: a museum, a hotel or a café is an institution or a
-# business with a name, where a park or a street is a place.
+# Venues count as organisations, as people file them: a museum, a stadium, a zoo, a hotel or a café is an
+# institution or a business with a name, where a park or a street is a place.
 ORG_SUFFIX = re.compile(
     r"\b(?:Museum|Gallery|Library|Hotel|Resort|Inn|Restaurant|Cafe|Café|Bar|Pub|Tavern|Bistro|Bakery|Center|"
-    r"Centre|Mall|Market|Theatre|Theater|Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
+    r"Centre|Mall|Market|Theatre|Theater|Stadium|Arena|Bowl|Zoo|Aquarium|Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
     r"University|College|Academy|School|Club|Agency|Studios?|Records|Air|Airlines?|Airways|Motors|Labs?|Mobile|Wireless|"
     r"Services?|Partners|Jewell?ers|Bakery|Brewery|Brewing|Pharmacy|Clinic|Hospital|Council|Committee|"
     r"Federation|League|Union|Network|Press|Publishing|Media|Systems|Technologies|Solutions|Industries|"

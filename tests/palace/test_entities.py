@@ -424,3 +424,11 @@ def test_abbreviations_of_subjects_are_topics_only_as_written() -> None:
     assert kinds.get("GPA") == "topic" and kinds.get("STEM") == "topic"
     assert kinds.get("Hartwell College") == "organisation"
     assert known_kind("SAT") == "topic" and known_kind("Sat") is None
+
+
+def test_venues_are_organisations_and_parks_places() -> None:
+    kinds = _kinds_of(
+        [("user", "We saw the final at Lakeview Stadium, then walked through Alder Park to the Riverside Zoo.")]
+    )
+    assert kinds.get("Lakeview Stadium") == "organisation" and kinds.get("Riverside Zoo") == "organisation"
+    assert kinds.get("Alder Park") == "place"
