@@ -246,7 +246,11 @@ WORK_NOUNS = (
 APPOSITION = r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?-i:(?:[a-z][\w-]*|[A-Z]+-[a-z]+)\s+){0,3}?"
 CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
-    (re.compile(r"^(?:\s+and\s+(?:I|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"), "person"),
+    # "Sarah and I", not "… to Miami and I'm flexible": "I'm" opens a clause of its own
+    (
+        re.compile(r"^(?:\s+and\s+(?:I(?!['\u2019]m)|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"),
+        "person",
+    ),
     (re.compile(APPOSITION + PERSON_NOUNS + r"\b", re.I), "person"),
     (re.compile(APPOSITION + ORG_NOUNS + r"\b", re.I), "organisation"),
     (re.compile(APPOSITION + PLACE_NOUNS + r"\b", re.I), "place"),
@@ -298,7 +302,9 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 # A capitalised word joined to the mention (not "The" or a sentence's first word): it is part of a longer name.
-PART_OF_NAME_BEFORE = re.compile(r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-Z][\w'&.-]*\s$")
+PART_OF_NAME_BEFORE = re.compile(
+    r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-Z][\w'&.-]*\s$|\b[A-Z][\w'&.-]*\s+(?:of|for|de)\s$"
+)
 PART_OF_NAME_AFTER = re.compile(r"^\s[A-Z][a-z]")
 # "your HIIT game", "my Harry Potter books": a possessive before "game" or "books" is a figure of speech or a
 # copy, and says nothing of the name.

@@ -17,6 +17,8 @@ NOT_ENTITIES = frozenset(
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
     ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
+    usb hdmi gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd vpn hd 4k qr
+    bbq tv
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday
     january february march april may june july august september october november december
@@ -306,7 +308,11 @@ DISH_WORDS = frozenset(
 
 
 def is_dish(name: str) -> bool:
+    """A dish, a drink or a yoga pose ("Caesar Salad", "Lavender Tea", "Gomukhasana"): a thing done or
+    eaten, not a wing."""
     words = name.lower().split()
+    if words and words[-1].endswith("asana") and len(words[-1]) > 6:  # Sanskrit pose names: "Trikonasana"
+        return True
     return len(words) > 1 and (words[0] in DISH_WORDS or words[-1] in DISH_WORDS) and name.lower() not in BRANDS
 
 

@@ -432,3 +432,16 @@ def test_venues_are_organisations_and_parks_places() -> None:
     )
     assert kinds.get("Lakeview Stadium") == "organisation" and kinds.get("Riverside Zoo") == "organisation"
     assert kinds.get("Alder Park") == "place"
+
+
+def test_a_known_place_keeps_its_kind_and_poses_and_technical_terms_are_not_wings() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "I need a flight to Lisbon and I'm flexible with dates. I'll charge my phone over USB."),
+            ("user", "I'm holding Trikonasana longer now, and we're planning a BBQ for Saturday."),
+            ("assistant", "The Wildlife Trust of Kenya is a nonprofit organization, and Kenya is lovely in June."),
+            ("user", "I'd love to volunteer in Kenya next year."),
+        ]
+    )
+    assert kinds.get("Lisbon") == "place" and kinds.get("Kenya") == "place"
+    assert not {"USB", "BBQ", "Trikonasana"} & set(kinds)
