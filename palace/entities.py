@@ -166,7 +166,7 @@ JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|throu
 
 def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str | None:
     """A person for a name the small model reads as an organisation when it is a listed given name and a
-    surname no one writes in lower case ("Billie Eilish", "Omar Apollo"; not "Billy Bookcase" beside
+    surname no one writes in lower case ("the Sofia Marquez concert"; not "the Billy Bookcase" beside
     "bookcase"). Brands named after people are in the known names and keep their kind."""
     words = name.split()
     if kind != "organisation" or len(words) < 2 or not personal_name(name) or shape_kind(name) is not None:
