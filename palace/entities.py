@@ -151,7 +151,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
-            label = "FAC" if VISITED.search(text, 0, start) else "ORG"  # a place the user went to: any words
+            # A place the user went to may be named in any words ("went to Buy Buy Baby").
+            label = "FAC" if VISITED.search(text, max(0, start - 50), start) else "ORG"
             if kind is not None and is_plausible(name, label, lower_words):
                 found.append((name, kind))
                 covered.append((start, end))

@@ -119,7 +119,7 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     that is not just common words in title case ("the Main Event" when "main" and "event" are written
     in lower case elsewhere)."""
     runs = []
-    visits = [m for m in VISITED_RUN.finditer(text) if VISITED.search(text, 0, m.start())]
+    visits = [m for m in VISITED_RUN.finditer(text) if VISITED.search(text, max(0, m.start() - 50), m.start())]
     for match in [*CAPITALISED_RUN.finditer(text), *visits]:
         name = TRAILING.sub("", match.group(1)).rstrip("-")
         start = match.start(1)
