@@ -68,7 +68,12 @@ CUT = re.compile(
     re.I,
 )
 WEAK_END = frozenset(
-    "a an the to for with of on in at and or my some any about from that this your our into by is are be".split()
+    "a an the to for with of on in at and or my some any about from that this your our into by is are be per as "
+    "than like if so but who which what when where i we you".split()
+)
+# A sentence about how to answer, not what about: "Please do not change the context", "Continue."
+META_INSTRUCTION = re.compile(
+    r"^(?:please\s+)?(?:do\s+not|don't|never|continue|keep\s+going|respond|reply|answer|rewrite|rephrase)\b", re.I
 )
 NO_DOUBLE = set("wxy")
 
@@ -157,6 +162,8 @@ def room_title(turns: Sequence[tuple[str, str]], *, fallback: str = "") -> str:
                 if titled:
                     return titled
         for sentence in sentences:
+            if META_INSTRUCTION.match(GREETING.sub("", sentence.strip())):
+                continue
             titled = title_from_request(sentence)
             if titled and not re.search(r"[{}<>=`]|https?://", titled):
                 return titled

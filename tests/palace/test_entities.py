@@ -445,3 +445,10 @@ def test_a_known_place_keeps_its_kind_and_poses_and_technical_terms_are_not_wing
     )
     assert kinds.get("Lisbon") == "place" and kinds.get("Kenya") == "place"
     assert not {"USB", "BBQ", "Trikonasana"} & set(kinds)
+
+
+def test_a_title_skips_instructions_about_the_answer_and_ends_on_a_content_word() -> None:
+    turns = [("user", "Please do not change the tone. Write two versions of a welcome email for our bakery.")]
+    assert titles.room_title(turns) == "Write two versions of a welcome email"
+    turns = [("user", "Calculating how many pages I need to read per day to finish my reading goal.")]
+    assert not titles.room_title(turns).endswith(" per")
