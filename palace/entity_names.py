@@ -120,7 +120,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     in lower case elsewhere)."""
     runs = []
     visits = [m for m in VISITED_RUN.finditer(text) if VISITED.search(text, max(0, m.start() - 50), m.start())]
-    for match in [*CAPITALISED_RUN.finditer(text), *visits]:
+    found = [(m, False) for m in CAPITALISED_RUN.finditer(text)] + [(m, True) for m in visits]
+    for match, visited in found:
         name = TRAILING.sub("", match.group(1)).rstrip("-")
         start = match.start(1)
         brand = BRANDED_VENUE.search(text[max(0, start - 60) : start])
@@ -153,7 +154,6 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         if len(words) < 2 and not (has_model or camel or compound):
             continue
         alpha = [w for w in words if w.isalpha()]
-        visited = match in visits
         if not (has_model or compound or visited) and (not alpha or all(common_word(w, lower_words) for w in alpha)):
             continue
         runs.append((start, start + len(name), name))

@@ -104,11 +104,10 @@ def personal_name(name: str) -> bool:
 
 
 def known_kind(name: str) -> str | None:
-    low = re.sub(r"^the\s+", "", name.lower())
-    known = KNOWN_NAMES.get(low)
-    if known is not None and known[0] == "topic" and name != known[1]:
+    known = KNOWN_NAMES.get(re.sub(r"^the\s+", "", name.lower()))
+    if known is None or (known[0] == "topic" and name != known[1]):
         return None  # a subject's abbreviation is itself only as written: "SAT" the test, not "Sat" the day
-    return KNOWN_KINDS.get(low)
+    return known[0]
 
 
 # Names of brands and platforms that NER misses when a user writes them in chat ("on craigslist", "Linkedin

@@ -46,15 +46,17 @@ def is_pending(pk: int) -> bool:
 _DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(t.content, ''))"
 _PENDING_SQL = f"""
 SELECT t.id, t.conversation_id, t.index, t.role, t.content, t.occurred_at,
-       ts_rank_cd({_DOCUMENT}, q.query) AS rank,
+       ts_rank_cd({_DOCUMENT}, t.query) AS rank,
        ARRAY(SELECT unnest(tsvector_to_array({_DOCUMENT})) INTERSECT SELECT unnest(%(lexemes)s::text[])) AS matched
 FROM (
-    SELECT t.id, t.conversation_id, t.index, t.role, t.content, COALESCE(t.timestamp, c.started_at) AS occurred_at
+    SELECT t.id, t.conversation_id, t.index, t.role, t.content, COALESCE(t.timestamp, c.started_at) AS occurred_at,
+           q.query
     FROM palace_turn t
     JOIN palace_conversation c ON c.id = t.conversation_id
     LEFT JOIN accounts_agent a ON a.id = c.agent_id
+    CROSS JOIN websearch_to_tsquery('english'::regconfig, %(words)s) AS q(query)
     WHERE t.pending AND c.owner_id = %(owner)s
-      AND {_DOCUMENT} @@ websearch_to_tsquery('english'::regconfig, %(words)s)
+      AND {_DOCUMENT} @@ q.query
       AND NOT COALESCE(a.config @> '{{"mining_paused": true}}'::jsonb, false)
       AND (%(agent)s::uuid IS NULL OR c.agent_id = %(agent)s::uuid)
       AND (%(since)s::timestamptz IS NULL OR COALESCE(t.timestamp, c.started_at) >= %(since)s::timestamptz)
@@ -62,8 +64,7 @@ FROM (
     ORDER BY t.id DESC
     LIMIT %(scan)s
 ) t
-CROSS JOIN websearch_to_tsquery('english'::regconfig, %(words)s) AS q(query)
-ORDER BY ts_rank_cd({_DOCUMENT}, q.query, 1) DESC, t.id
+ORDER BY ts_rank_cd({_DOCUMENT}, t.query, 1) DESC, t.id
 LIMIT %(limit)s
 """
 _COLUMNS = ("pk", "conversation_id", "index", "role", "content", "occurred_at", "rank", "matched")
