@@ -153,7 +153,7 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         compound = len(words) == 1 and HYPHENATED_NAME.match(words[0]) is not None  # "a Spider-Man poster"
         if len(words) < 2 and not (has_model or camel or compound):
             continue
-        alpha = [w for w in words if w.isalpha()]
+        alpha = word_forms(words)
         if not (has_model or compound or visited) and (not alpha or all(common_word(w, lower_words) for w in alpha)):
             continue
         runs.append((start, start + len(name), name))
@@ -257,6 +257,13 @@ DATED = re.compile(
 ABBREVIATION = re.compile(r"(?=.*[a-z])(?=.{3}$)[A-Z][a-z]?[A-Z][a-z]?")
 
 
+def word_forms(words: Sequence[str]) -> list[str]:
+    """The words that are words, a possessive's owner included: "Kim's Convenience" -> Kim, Convenience (a
+    name in the possessive is still a name, not a common word)."""
+    bare = (re.sub(r"['\u2019]s?$", "", w) for w in words)
+    return [w for w in bare if w.isalpha()]
+
+
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
@@ -279,7 +286,7 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     if len(words) == 1 and low in lower_words and not text.isupper():
         return False
     # Every word a common lower-case word: "Key Metrics", "Social Media" (headings, title case).
-    alpha = [w for w in words if w.isalpha()]
+    alpha = word_forms(words)
     if (
         len(words) > 1
         and all(common_word(w, lower_words) for w in alpha)

@@ -46,7 +46,9 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
     Swift's "Anti-Hero"), an author ("'The Power' by Naomi Alderman") or a medium (the "Crash Course"
     channel, the course "Videography Masterclass: Learn …"), and an unquoted title before its author."""
     works = []
-    for quote in QUOTED.finditer(text):
+    quotes = list(QUOTED.finditer(text))
+    listed = listed_quotes(text, quotes)
+    for number, quote in enumerate(quotes):
         start = quote.start(1) if quote.group(1) else quote.start(2)
         work = clean(quote.group(1) or quote.group(2), keep_article=True)
         words = work.split()
@@ -54,7 +56,9 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
             continue
         before = text[max(0, quote.start() - 40) : quote.start()]
         owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", before)
-        cued = WORK_AFTER_QUOTE.match(text, quote.end() - 1) or WORK_BEFORE_QUOTE.search(text[: quote.start() + 1])
+        cued = number in listed or bool(
+            WORK_AFTER_QUOTE.match(text, quote.end() - 1) or WORK_BEFORE_QUOTE.search(text[: quote.start() + 1])
+        )
         if owned or (cued and (len(words) > 1 or words[0] not in NOT_ENTITIES)):
             works.append(work)
     for match in TITLE_BY_AUTHOR.finditer(text):
@@ -67,6 +71,25 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
         if len(words) > 1:
             works.append(clean(" ".join(words), keep_article=True))
     return works
+
+
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# Between two quoted titles of one list: "Fleabag" and "BoJack Horseman"; "Dune", "Emma" or "Persuasion".
+LIST_JOINER = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+
+
+def listed_quotes(text: str, quotes: Sequence[re.Match[str]]) -> set[int]:
+    """The indexes of quotes in a list of two or more quoted title-case phrases: a person quotes names in
+    a list when they are titles ("I'm intrigued by "Fleabag" and "BoJack Horseman""); not labels the person
+    made up with a year in them ("Summer 2023 Dresses", "Winter 2022-2023 Sweaters": boards, folders)."""
+    listed: set[int] = set()
+    for number in range(1, len(quotes)):
+        first, second = quotes[number - 1], quotes[number]
+        if LIST_JOINER.fullmatch(text, first.end(), second.start()) and all(
+            title_case(phrase := q.group(1) or q.group(2)) and not YEAR.search(phrase) for q in (first, second)
+        ):
+            listed.update((number - 1, number))
+    return listed
 
 
 MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")

@@ -452,3 +452,17 @@ def test_a_title_skips_instructions_about_the_answer_and_ends_on_a_content_word(
     assert titles.room_title(turns) == "Write two versions of a welcome email"
     turns = [("user", "Calculating how many pages I need to read per day to finish my reading goal.")]
     assert not titles.room_title(turns).endswith(" per")
+
+
+def test_quoted_titles_in_a_list_are_works_and_a_possessive_name_is_not_a_common_phrase() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", 'I\'m torn between "Mossgrave" and "The Lantern Keepers", both sound darker than what I watch.'),
+            ("user", 'My boards are "Spring 2024 Coats" and "Autumn 2024 Boots" for now.'),
+            ("user", 'Have you heard of "Nadia\'s Pantry"? It is a show I keep rewatching for the comfort of it.'),
+            ("assistant", "Pantry staples bring comfort; a pantry is where the comfort starts."),
+        ]
+    )
+    assert kinds.get("Mossgrave") == "work" and kinds.get("The Lantern Keepers") == "work"
+    assert kinds.get("Nadia's Pantry") == "work"
+    assert "Spring 2024 Coats" not in kinds  # a label the person made, with a year: no title
