@@ -41,6 +41,10 @@ PLACE_SUFFIX = re.compile(
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
 # Venues count as organisations, as people file them: a museum, a stadium, a zoo, a hotel or a café is an
 # institution or a business with a name, where a park or a street is a place.
+DENOMINATION = re.compile(
+    r"^(?:The\s+)?(?:Roman\s+|Eastern\s+|Greek\s+|Russian\s+)?(?:Catholic|Anglican|Orthodox|Methodist|Baptist|"
+    r"Lutheran|Presbyterian|Episcopal|Mormon|Evangelical|Pentecostal|Adventist|Coptic)\s+Church$"
+)
 ORG_SUFFIX = re.compile(
     r"\b(?:Museum|Gallery|Library|Hotel|Resort|Inn|Restaurant|Cafe|Café|Bar|Pub|Tavern|Bistro|Bakery|Center|"
     r"Centre|Mall|Market|Theatre|Theater|Stadium|Arena|Bowl|Zoo|Aquarium|Inc|LLC|Ltd|Corp|Corporation|Company|Co|Group|Bank|Foundation|Society|Association|Institute|"
@@ -71,6 +75,13 @@ FIELD_AFTER = re.compile(
 )
 FIELD_BEFORE = re.compile(
     r"\b(?i:syllabus|curriculum|degree|studying|major(?:ing)?)\s+(?i:for|in|of)?\s*(?:[A-Z]{2,6}\s*(?:,|and|or|&)\s*)*$"
+)
+# "a Master's degree, possibly in Business Administration", "majoring in Marine Biology": a field of study,
+# whatever its words ("Administration") would make it.
+STUDY_BEFORE = re.compile(
+    r"\b(?:degrees?|master['\u2019]?s|bachelor['\u2019]?s|mba|majors?|majoring|minor(?:ing)?|ph\.?d\.?|doctorate|"
+    r"diploma|specialization|specialisation|concentration)\b[^.!?\n]{0,20}\bin\s+$",
+    re.I,
 )
 # "more Beatles songs", "playing Radiohead albums": whose songs, so a band or a singer, never a work.
 BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|concerts|lyrics|discography)\b", re.I)
@@ -126,6 +137,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "person"  # "Thinking in Systems by Donella Meadows": a title's author
     if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):
         return "topic"  # "BAMS graduates", "the syllabus for MBBS", "HIIT workouts": a field, not a body
+    if STUDY_BEFORE.search(before) and kind != "place":
+        return "topic"
     if AREA_AFTER.search(after) and kind in ("organisation", "person"):
         return "place"  # "the Loop and River North areas"
     if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and not PLACE_SUFFIX.search(name)):
@@ -172,6 +185,8 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
+    if DENOMINATION.match(name):
+        return "organisation"
     if (PLACE_SUFFIX.search(name) or PLACE_PREFIX.match(name)) and label in (
         "ORG",
         "PERSON",
@@ -212,6 +227,8 @@ def shape_kind(name: str) -> str | None:
         return "organisation"
     if EVENT_SUFFIX.search(name):
         return "work"
+    if DENOMINATION.match(name):
+        return "organisation"  # "the Catholic Church": a body, not a building
     if PLACE_SUFFIX.search(name) or PLACE_PREFIX.match(name):
         return "place"
     if PROJECT_SUFFIX.search(name):

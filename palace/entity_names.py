@@ -8,7 +8,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from palace.entity_kinds import EVENT_SUFFIX
-from palace.gazetteers import BRANDS
+from palace.gazetteers import BRANDS, is_variety, known_kind
+from palace.topics import generic_words
 
 # Words spaCy's small model labels as entities in chat text that never name one. Lower-case, whole
 # entity text after cleaning. Kept short: the "lower-case elsewhere" and heading rules catch most junk.
@@ -17,6 +18,7 @@ NOT_ENTITIES = frozenset(
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
     ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
+    mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb hdmi gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd vpn hd 4k qr
     bbq tv
     covid covid-19 instagram-worthy
@@ -42,6 +44,8 @@ NOT_ENTITIES = frozenset(
     "chinese new year",
 }
 
+# A stand-in for a name in an example ("XYZ University", "ABC Corp" is left: it is also a network).
+PLACEHOLDER = re.compile(r"\bXYZ\b")
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
 ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-Z])")
@@ -272,6 +276,11 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
         return False
     if ABBREVIATION.fullmatch(text):  # "RnD", "PhD", "BSc": an abbreviation, not a name
+        return False
+    if is_variety(text) or PLACEHOLDER.search(text):  # "Riesling", "Yukon Golds"; "XYZ University"
+        return False
+    # A common word in capitals is emphasis ("THE END", "NOTE"), not an acronym.
+    if text.isupper() and text.isalpha() and len(text) >= 3 and low in generic_words() and not known_kind(text):
         return False
     if DATED.search(text) or NUMBERED_LABEL.match(text):
         return False

@@ -1,7 +1,8 @@
 """The lists behind the offline extractor, general knowledge and never a conversation or a label: brands and
 platforms (any case, the common-word ones capitalised only), countries and cities written in lower case
 (places.txt), well-known publications, brands, chains, games, series and landmarks with the kind people give
-them (known_names.txt), and given names (given_names.txt); `gazetteer_mentions` finds what they name in a turn."""
+them (known_names.txt), given names (given_names.txt) and kinds of things that name no one thing
+(varieties.txt); `gazetteer_mentions` finds what they name in a turn."""
 
 from __future__ import annotations
 
@@ -83,6 +84,19 @@ KNOWN = re.compile(
     + "|".join(sorted((re.escape(name) for _, name in KNOWN_NAMES.values() if " " in name), key=len, reverse=True))
     + r")(?![\w-])"
 )
+
+
+# Kinds of a thing (varieties.txt): "Riesling", "Yukon Gold", "Golden Retriever" are what, not who or where.
+VARIETIES = frozenset(
+    line.strip().lower()
+    for line in (Path(__file__).with_name("varieties.txt")).read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
+def is_variety(name: str) -> bool:
+    low = name.lower()
+    return low in VARIETIES or (low.endswith("s") and low[:-1] in VARIETIES)
 
 
 # Given names (given_names.txt): "Anish Kapoor", "Emma" are people, whatever label the small model gives them.

@@ -466,3 +466,17 @@ def test_quoted_titles_in_a_list_are_works_and_a_possessive_name_is_not_a_common
     assert kinds.get("Mossgrave") == "work" and kinds.get("The Lantern Keepers") == "work"
     assert kinds.get("Nadia's Pantry") == "work"
     assert "Spring 2024 Coats" not in kinds  # a label the person made, with a year: no title
+
+
+def test_varieties_units_shouted_words_and_placeholders_are_not_wings() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "I opened a Riesling and roasted some Yukon Golds; my Golden Retriever begged for cheese."),
+            ("user", "My plan only gets 40 Mbps at night. Anyway, THE END of that story. Samples say XYZ University."),
+            ("user", "I'm thinking about a Master's degree, possibly in Business Administration, near Lyon."),
+            ("user", "How does the Catholic Church use apps for young people?"),
+        ]
+    )
+    for junk in ("Riesling", "Yukon Golds", "Golden Retriever", "Mbps", "END", "XYZ University"):
+        assert junk not in kinds
+    assert kinds.get("Business Administration") == "topic" and kinds.get("Catholic Church") == "organisation"
