@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from kombu import Queue
+
 DEFAULT: Final = "celery"  # Celery's default: the outbox, reads flushing, anything not routed
 MINING: Final = "mining"
 MAINTENANCE: Final = "maintenance"
@@ -21,3 +23,8 @@ ROUTES: Final = {
     "ops.*": {"queue": MAINTENANCE},
     "webhooks.*": {"queue": WEBHOOKS},
 }
+
+
+def declared() -> tuple[Queue, ...]:
+    """Every queue, for `task_queues`: a worker given no -Q consumes them all."""
+    return tuple(Queue(name, routing_key=name) for name in ALL)

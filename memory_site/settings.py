@@ -234,6 +234,9 @@ CELERY_TASK_TIME_LIMIT = CONFIG.task_time_limit
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_CONCURRENCY = CONFIG.worker_concurrency
 CELERY_TASK_ROUTES = queues.ROUTES
+# Every queue declared: a worker started without -Q (`celery -A memory_site worker`) consumes them all,
+# instead of Celery's default queue alone, where mining would wait forever.
+CELERY_TASK_QUEUES = queues.declared()
 # With acks_late, Redis re-delivers an unacknowledged job after the visibility timeout; it must be
 # longer than the longest job or a running job is handed to a second worker.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
