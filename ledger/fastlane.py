@@ -164,7 +164,7 @@ class FastLane:
         if content_type != "application/json":
             raise Delegate
         try:
-            data = json.loads(body)
+            data = json.loads(body, parse_constant=_not_a_number)
             check_json_value(data)
         except Exception:  # noqa: BLE001 - whatever is wrong, Django says it in the envelope
             raise Delegate from None
@@ -328,6 +328,10 @@ class FastLane:
         if opener:
             headers.append(("Cross-Origin-Opener-Policy", opener))
         return headers
+
+
+def _not_a_number(literal: str) -> None:
+    raise ValueError(f"{literal} is not JSON")  # Python's json module accepts NaN and Infinity; JSON does not
 
 
 def fast_lane(app: WsgiApp) -> WsgiApp:

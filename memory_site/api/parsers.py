@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,12 +15,14 @@ MAX_DEPTH = 64
 MESSAGE_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels."
 MESSAGE_SURROGATE = "JSON strings must be valid Unicode (lone surrogate escapes such as \\ud800 are refused)."
 MESSAGE_NUL = "JSON strings may not hold the NUL character (\\u0000): the database cannot store it."
+MESSAGE_NOT_FINITE = "Out of range float values are not permitted (NaN, Infinity, or a number such as 1e999)."
 
 
 def check_json_value(value: Any) -> None:
     """Refuse what PostgreSQL, Redis or the JSON encoder would choke on later: lone UTF-16 surrogates
     (valid JSON escapes, invalid Unicode), NUL characters (PostgreSQL's text and jsonb refuse them; found
-    by schema fuzzing as a 500 from a workflow pool write) and nesting deep enough to exhaust recursion. Iterative, so a
+    by schema fuzzing as a 500 from a workflow pool write), numbers that are not finite (NaN, Infinity, 1e999:
+    no JSON encoder writes them back) and nesting deep enough to exhaust recursion. Iterative, so a
     hostile document cannot blow the stack here either."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -33,6 +36,8 @@ def check_json_value(value: Any) -> None:
                 raise ParseError(MESSAGE_SURROGATE) from None
             if "\x00" in item:
                 raise ParseError(MESSAGE_NUL)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ParseError(MESSAGE_NOT_FINITE)  # JSON has no such number; 1e999 parses as infinity
         elif isinstance(item, dict):
             for key, child in item.items():
                 stack.append((key, depth + 1))

@@ -79,6 +79,12 @@ def call(app: Any, method: str, path: str, key: str | None, body: Any = None, **
     return int(status.split()[0]), names, parsed
 
 
+# Numbers JSON does not have: Python's json module reads them, then cannot store them in Redis.
+NOT_FINITE = [
+    ("PUT", "/api/v1/working-memory/{c}", b'{"fields": {"x": NaN}}'),
+    ("PUT", "/working-memory/{c}", b'{"fields": {"x": [1, {"y": 1e999}]}}'),
+    ("POST", "/api/v1/ledger/{c}/check", b'{"item": "s", "value": -Infinity}'),
+]
 # (method, path template, body, served by the fast lane itself)
 PLAIN = [
     ("PUT", "/api/v1/working-memory/{c}", {"fields": {"a": 1, "b": {"n": [1, "two", None]}, "é": "ü"}}, True),
@@ -98,6 +104,7 @@ ODD = [
     ("PUT", "/api/v1/working-memory/{c}", {"fields": {"big": "x" * 70_000}}, False),
     ("PUT", "/api/v1/working-memory/{c}", b"{not json", False),
     ("PUT", "/api/v1/working-memory/{c}", ["a"], False),
+    *((method, path, body, False) for method, path, body in NOT_FINITE),
     ("POST", "/api/v1/ledger/{c}/mark", {"item": "s", "value": ""}, False),
     ("POST", "/api/v1/ledger/{c}/mark", {"item": 5}, False),
     ("POST", "/api/v1/ledger/{c}/check", {}, False),
@@ -194,3 +201,14 @@ def test_behind_tls_plain_http_is_redirected_and_https_gets_hsts(personas: Perso
     got = call(lane, "GET", "/api/v1/working-memory/c6", key, **secure)
     assert inner.calls == before and got == call(django, "GET", "/api/v1/working-memory/c6", key, **secure)
     assert got[1]["Strict-Transport-Security"] == "max-age=3600"
+
+
+def test_numbers_json_does_not_have_are_a_400_and_nothing_is_written(personas: Personas) -> None:
+    lane = FastLane(Counting())
+    key = personas.owner.key
+    _warm(lane, key)
+    for method, template, body in NOT_FINITE:
+        status, _, answer = call(lane, method, template.format(c="conv-nan"), key, body)
+        assert status == 400 and "float" in answer["message"], (template, body, answer)
+    status, _, answer = call(lane, "GET", "/api/v1/working-memory/conv-nan", key)
+    assert (status, answer) == (200, {}), answer
