@@ -59,7 +59,9 @@ from palace.services.forget_derived import (
     forget_in_snapshots,
     forget_preferences,
     forget_relations,
+    forget_unmentioned_entities,
     remove_entities,
+    tagged_names,
 )
 
 KINDS: Final = ("drawer", "conversation", "wing", "entity", "typed_memory", "episode", "everything")
@@ -338,6 +340,7 @@ def _remove_drawers(
     removal.add("turns", turns.values_list("pk", flat=True))
     _remove_rows(removal, "drawers", drawers)
     turns.delete()
+    forget_unmentioned_entities(owner, tagged_names(drawers), removal)
     if whole_conversations:
         return  # the conversations' rooms, snapshots and Redis keys go with them
     texts = [d.content for d in drawers]

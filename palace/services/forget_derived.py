@@ -1,5 +1,6 @@
 """What forgetting drawers takes with it beyond their rows (palace/services/forget.py calls these inside
-its transaction): knowledge-graph facts and their citations, entities no fact names any more, the
+its transaction): knowledge-graph facts and their citations, entities no fact names any more and
+entities no remaining drawer is tagged with, the
 preference signal's mentions and counts, and working-memory snapshot fields holding a forgotten text.
 Each records what it removed in the caller's `Removal` (ids only)."""
 
@@ -10,7 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.utils.text import slugify
 
 from ledger.models import WorkingMemorySnapshot
 from palace import preferences
@@ -73,6 +75,35 @@ def remove_relations(owner: User, relations: Any, removal: Removal) -> None:
     )
     removal.add("entities", orphans.values_list("pk", flat=True))
     orphans.delete()
+
+
+ENTITY_TAGS = ("p", "l", "i", "e")  # a drawer's tags that name entities (t: topics)
+
+
+def tagged_names(drawers: Iterable[Drawer]) -> set[str]:
+    return {name for d in drawers for letter in ENTITY_TAGS for name in (d.tags or {}).get(letter, [])}
+
+
+def forget_unmentioned_entities(owner: User, names: set[str], removal: Removal) -> None:
+    """Mining keeps every name it finds as an entity, facts or not. Once the drawers tagged with a name are
+    forgotten, an entity of that name that no fact names and no remaining drawer is tagged with was only
+    known from them: it goes too (a conversation forgotten leaves no one's name behind)."""
+    if not names:
+        return
+    candidates = Entity.objects.filter(owner=owner, slug__in={slugify(n)[:200] for n in names}).filter(
+        ~Exists(Relation.objects.filter(subject=OuterRef("pk"))), ~Exists(Relation.objects.filter(object=OuterRef("pk")))
+    )
+    doomed = []
+    for entity in candidates:
+        spellings = {entity.name} | {n for n in names if slugify(n)[:200] == entity.slug}
+        tagged = Q()
+        for letter in ENTITY_TAGS:
+            for spelling in spellings:
+                tagged |= Q(**{f"tags__{letter}__contains": [spelling]})
+        if not Drawer.objects.filter(owner=owner).filter(tagged).exists():
+            doomed.append(entity.pk)
+    removal.add("entities", doomed)
+    Entity.objects.filter(pk__in=doomed).delete()
 
 
 def remove_entities(owner: User, entities: list[Entity], removal: Removal) -> None:

@@ -230,3 +230,18 @@ def test_a_receipt_whose_rows_are_back_fails_loudly(api: APIClient, personas: Pe
     answer = api.get(f"/api/v1/forget/receipts/{receipt.pk}", **personas.owner.headers)
     assert answer.status_code == 409 and answer.json()["message"] == MESSAGE_NOT_VERIFIED
     assert answer.json()["extra"]["remaining"] == {"drawers": 1}
+
+
+def test_a_name_only_a_forgotten_conversation_held_goes_with_it(api: APIClient, personas: Personas) -> None:
+    owner = personas.owner.user
+    h = personas.owner.headers
+    mine(owner, "coffee", [{"role": "user", "content": "I had coffee with Priyanka Venkataraman in Lisbon."}], MARCH)
+    mine(owner, "trip", [{"role": "user", "content": "Next spring I am flying back to Lisbon for a week."}], MARCH)
+    names = set(Entity.objects.filter(owner=owner).values_list("name", flat=True))
+    assert {"Priyanka Venkataraman", "Lisbon"} <= names
+    answer = api.delete("/api/v1/conversations/coffee", **h)
+    assert answer.status_code == 200 and answer.json()["receipt"]["counts"]["entities"] == 1
+    left = set(Entity.objects.filter(owner=owner).values_list("name", flat=True))
+    assert "Priyanka Venkataraman" not in left and "Lisbon" in left  # still tagged in the other conversation
+    assert "Priyanka" not in api.get("/api/v1/kg/entities", **h).content.decode()
+    _verified(api, personas, answer.json()["receipt"])
