@@ -90,8 +90,9 @@ def forget_unmentioned_entities(owner: User, names: set[str], removal: Removal) 
     known from them: it goes too (a conversation forgotten leaves no one's name behind)."""
     if not names:
         return
+    named_in_facts = Relation.objects.filter(Q(subject=OuterRef("pk")) | Q(object=OuterRef("pk")))
     candidates = Entity.objects.filter(owner=owner, slug__in={slugify(n)[:200] for n in names}).filter(
-        ~Exists(Relation.objects.filter(subject=OuterRef("pk"))), ~Exists(Relation.objects.filter(object=OuterRef("pk")))
+        ~Exists(named_in_facts)
     )
     doomed = []
     for entity in candidates:
