@@ -11,8 +11,10 @@ degraded.
 
 Then:
 1. **relevance**: cosine similarity to the query where there is one, else half the normalised keyword
-   rank; working memory is the conversation's own state and counts as 1, the session's short-term
-   entries 0.8 (they are read, so they count an access, which is what consolidation promotes by);
+   rank (a searched piece sharing no word with the query and less similar than RECALL_MIN_SIMILARITY is
+   left out, as recall leaves such a drawer out); working memory is the conversation's own state and
+   counts as 1, the session's short-term entries 0.8 (they are read, so they count an access, which is
+   what consolidation promotes by);
 2. **rank**: score = relevance x (0.8 + 0.2 x recency), recency halving every 30 days before the
    reference time;
 3. **dedup**: a piece whose whitespace-normalised, case-folded text equals or is contained in a
@@ -33,6 +35,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
@@ -172,8 +175,12 @@ def _searched(
     body: Callable[[Any], str],
     occurred_at: Callable[[Any], datetime],
 ) -> list[Piece]:
-    """Pieces from a hybrid search's hits (long-term entries, episodes, typed memories alike)."""
+    """Pieces from a hybrid search's hits (long-term entries, episodes, typed memories alike). A hit that
+    shares no word with the query and is less similar than RECALL_MIN_SIMILARITY is unrelated, as in
+    recall: the nearest vector of a small set is not relevant because it is nearest."""
     best = max((h.keyword for h in hits), default=0.0)
+    floor = settings.RECALL_MIN_SIMILARITY
+    hits = [h for h in hits if h.keyword > 0 or (h.similarity is not None and h.similarity >= floor)]
     return [
         Piece(
             source=source,

@@ -16,6 +16,7 @@ from episodic.services.context_entries import entry_create
 from episodic.services.contexts import context_create
 from episodic.services.episodes import episode_store
 from episodic.services.short_term import short_term_write
+from episodic.services.typed_memories import typed_memory_create
 from ledger.services import working_memory_merge
 from memory_site import embedded
 from palace.assembly import assemble
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.django_db
 
 MARCH = datetime(2024, 3, 1, 12, tzinfo=UTC)
 LISBON = "My sister Anna is flying to Lisbon next week for a conference."
+ALLERGY = "The user is allergic to penicillin."
 
 
 def _memories(personas: Personas) -> None:
@@ -193,3 +195,20 @@ def test_an_outsider_gets_nothing_of_the_owners(personas: Personas, api: APIClie
 def test_bad_context_input_is_a_400(personas: Personas, api: APIClient, body: dict[str, Any]) -> None:
     answer = api.post("/api/v1/context", body, format="json", **personas.owner.headers)
     assert answer.status_code == 400 and set(answer.json()) == {"message", "extra"}
+
+
+def test_a_question_about_nothing_remembered_gets_an_empty_block(personas: Personas) -> None:
+    _memories(personas)
+    owner = personas.owner.user
+    typed_memory_create(owner=owner, agent=personas.owner.agent, memory_type="semantic", content=ALLERGY)
+    related = assemble(
+        owner=owner, agent=personas.owner.agent, query="Which antibiotics must I avoid?", token_budget=2000
+    )
+    assert ALLERGY in related.memory_context  # the same memory is found when it is what is asked about
+    result = assemble(
+        owner=owner,
+        agent=personas.owner.agent,
+        query="What is the boiling point of tungsten in kelvin?",
+        token_budget=2000,
+    )
+    assert result.pieces == [] and result.memory_context == ""
