@@ -243,6 +243,7 @@ def _drawers(q: ContextQuery) -> list[Piece]:
         use_rerank=False,
         with_vectors=True,
     )
+    asked = _normal(q.text)
     return [
         Piece(
             source="drawers",
@@ -256,6 +257,7 @@ def _drawers(q: ContextQuery) -> list[Piece]:
             drawer_id=hit.drawer.pk,
         )
         for hit in result.hits
+        if _normal(hit.drawer.content) != asked  # the message being asked about: the agent holds it already
     ]
 
 

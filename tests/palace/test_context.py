@@ -212,3 +212,20 @@ def test_a_question_about_nothing_remembered_gets_an_empty_block(personas: Perso
         token_budget=2000,
     )
     assert result.pieces == [] and result.memory_context == ""
+
+
+def test_the_message_being_asked_about_is_not_handed_back_as_memory(personas: Personas, api: APIClient) -> None:
+    h = personas.owner.headers
+    mine(personas.owner.user, "monday", [{"role": "user", "content": "My standup is at 9:30 every weekday."}], MARCH)
+    question = "What time is my standup?"
+    posted = api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "live", "turns": [{"role": "user", "content": question}]},
+        format="json",
+        **h,
+    )
+    assert posted.status_code == 202  # not mined yet: recall reads it as a pending turn
+    recalled = api.post("/api/v1/recall", {"query": question}, format="json", **h).json()
+    assert any(r["content"] == question for r in recalled["results"])  # recall still finds it
+    body = api.post("/api/v1/context", {"query": question, "conversation_id": "live"}, format="json", **h).json()
+    assert question not in body["memory_context"] and "9:30 every weekday" in body["memory_context"]
