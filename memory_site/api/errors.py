@@ -32,6 +32,7 @@ from memory_site.api.exceptions import (
     PayloadTooLarge,
     ServiceUnavailable,
 )
+from memory_site.api.parsers import body_too_large
 from memory_site.lib.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,8 @@ def _as_api_exception(exc: Exception, view: Any = None) -> exceptions.APIExcepti
         return _ServiceErrorAnswer(exc)
     if isinstance(exc, RequestDataTooBig):
         # Django's own bound (DATA_UPLOAD_MAX_MEMORY_SIZE) tripped before our parser's.
-        return PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE)
+        declared = str((getattr(view, "request", None) and view.request.META.get("CONTENT_LENGTH")) or "")
+        return body_too_large(int(declared) if declared.isdigit() else None)
     if isinstance(exc, (Http404, ObjectDoesNotExist)):
         # A row deleted between a view's access check and the service's write: the view names the thing.
         return exceptions.NotFound(getattr(view, "not_found_message", MESSAGE_NOT_FOUND))

@@ -46,6 +46,11 @@ def check_json_value(value: Any) -> None:
             stack.extend((child, depth + 1) for child in item)
 
 
+def body_too_large(size_bytes: int | None) -> PayloadTooLarge:
+    extra = {"size_bytes": size_bytes} if size_bytes is not None else {}
+    return PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE, extra={**extra, "limit_bytes": settings.API_MAX_BODY_BYTES})
+
+
 class BoundedJSONParser(JSONParser):
     """JSON only, never more than API_MAX_BODY_BYTES, valid Unicode, bounded nesting. DRF reads the
     body stream directly, which skips Django's DATA_UPLOAD_MAX_MEMORY_SIZE check, so the bound is
@@ -56,10 +61,10 @@ class BoundedJSONParser(JSONParser):
         request = (parser_context or {}).get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
         if declared and declared.isdigit() and int(declared) > limit:
-            raise PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE)
+            raise body_too_large(int(declared))
         body = stream.read(limit + 1) if stream is not None else b""
         if len(body) > limit:
-            raise PayloadTooLarge(MESSAGE_PAYLOAD_TOO_LARGE)
+            raise body_too_large(len(body))  # at least this many: the rest is never read
         try:
             data = super().parse(io.BytesIO(body), media_type, parser_context)
         except RecursionError:

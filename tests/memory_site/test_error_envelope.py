@@ -74,6 +74,7 @@ def test_payload_too_large(api: APIClient, personas: Personas) -> None:
     payload = {"name": "big", "description": "x" * 4000}
     body = _envelope(api.post("/api/v1/agents", payload, format="json", **personas.owner.headers), 413)
     assert body["message"] == MESSAGE_PAYLOAD_TOO_LARGE
+    assert body["extra"]["limit_bytes"] == 2048 and body["extra"]["size_bytes"] > 2048
     assert not Agent.objects.filter(name="big").exists()
 
 
@@ -119,7 +120,8 @@ def test_an_unexpected_exception_is_a_500_envelope_without_traceback(
 def test_a_body_over_djangos_own_bound_is_a_413_too(api: APIClient, personas: Personas) -> None:
     body = {"name": "big", "description": "x" * 3000}
     response = api.post("/api/v1/agents", body, format="json", **personas.owner.headers)
-    assert _envelope(response, 413)["message"] == MESSAGE_PAYLOAD_TOO_LARGE
+    answer = _envelope(response, 413)
+    assert answer["message"] == MESSAGE_PAYLOAD_TOO_LARGE and answer["extra"]["limit_bytes"] == 2048
 
 
 @pytest.mark.parametrize(
