@@ -1,7 +1,10 @@
 """Where a webhook may be sent (SSRF): only http(s), and only to public addresses unless the operator
 allows private ones (WEBHOOKS_ALLOW_PRIVATE). Checked at registration for literal addresses and again at
 every delivery against the address the name resolves to, which is the address then connected to: a name
-that resolves to a public address when registered and to 10.0.0.5 later is refused at delivery."""
+that resolves to a public address when registered and to 10.0.0.5 later is refused at delivery.
+
+A refusal (AddressRefused) is policy and final; a name that does not resolve (HostUnresolved) is a DNS
+outage or a record not there yet, and is retried like a refused connection."""
 
 from __future__ import annotations
 
@@ -19,6 +22,10 @@ MESSAGE_UNRESOLVED = "The host name does not resolve."
 
 class AddressRefused(Exception):
     pass
+
+
+class HostUnresolved(Exception):
+    """Not a refusal: nothing was checked, so nothing was refused. The delivery is tried again."""
 
 
 def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -51,14 +58,15 @@ def url_check(url: str) -> tuple[str, int, str]:
 
 def address_resolve(host: str, port: int) -> str:
     """The address to connect to: the first the name resolves to, refused if ANY of them is blocked (a
-    name with one public and one private address could be made to reach the private one)."""
+    name with one public and one private address could be made to reach the private one). Raises
+    HostUnresolved when the name does not resolve (now)."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror:
-        raise AddressRefused(MESSAGE_UNRESOLVED) from None
+        raise HostUnresolved(MESSAGE_UNRESOLVED) from None
     addresses = [str(info[4][0]) for info in infos]
     if not addresses:
-        raise AddressRefused(MESSAGE_UNRESOLVED)
+        raise HostUnresolved(MESSAGE_UNRESOLVED)
     if not settings.WEBHOOKS_ALLOW_PRIVATE and any(_blocked(ipaddress.ip_address(a.split("%")[0])) for a in addresses):
         raise AddressRefused(MESSAGE_PRIVATE)
     return addresses[0]

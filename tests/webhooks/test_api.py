@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from palace.models import ActivityEvent
@@ -41,6 +42,24 @@ def test_a_teammate_manages_the_owners_endpoints(api: APIClient, personas: Perso
     assert patched.status_code == 200 and patched.json()["active"] is False
     assert api.delete(f"/api/v1/webhooks/{endpoint_id}", **personas.teammate.headers).status_code == 204
     assert not Endpoint.objects.exists()
+
+
+def test_reactivating_an_endpoint_clears_failing_even_when_it_was_still_active(
+    api: APIClient, personas: Personas
+) -> None:
+    endpoint_id = _register(api, personas.owner.headers).json()["id"]
+    Endpoint.objects.filter(pk=endpoint_id).update(failing_since=timezone.now())
+    base = f"/api/v1/webhooks/{endpoint_id}"
+    assert api.get(base, **personas.owner.headers).json()["failing"] is True
+
+    # A change of anything else leaves the mark; `active: true` is the owner saying "try it again".
+    renamed = api.patch(base, {"event_types": ["memory.deleted"]}, format="json", **personas.owner.headers)
+    assert renamed.status_code == 200 and renamed.json()["failing"] is True
+    reactivated = api.patch(base, {"active": True}, format="json", **personas.owner.headers)
+    assert reactivated.status_code == 200, reactivated.json()
+    assert reactivated.json()["active"] is True and reactivated.json()["failing"] is False
+    assert reactivated.json()["failing_since"] is None
+    assert Endpoint.objects.get(pk=endpoint_id).failing_since is None
 
 
 def test_an_outsider_gets_404_everywhere(api: APIClient, personas: Personas) -> None:

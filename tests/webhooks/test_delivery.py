@@ -15,7 +15,7 @@ from memory_site import events
 from palace.models import ActivityEvent
 from tests.conftest import Personas
 from tests.webhooks.conftest import Receiver
-from webhooks.addresses import MESSAGE_PRIVATE
+from webhooks.addresses import MESSAGE_PRIVATE, MESSAGE_UNRESOLVED
 from webhooks.models import Delivery, Endpoint, Event
 from webhooks.services import endpoints
 from webhooks.services.delivery import delivery_attempt
@@ -168,6 +168,39 @@ def test_a_name_resolving_to_a_private_address_is_refused_at_delivery(
     monkeypatch.setattr(socket, "getaddrinfo", resolve)
     refused = delivery_attempt(event_id=event.pk, endpoint_id=endpoint.pk)
     assert refused is not None and refused.error == MESSAGE_PRIVATE and refused.status_code is None
+
+
+def test_a_host_name_that_does_not_resolve_is_retried_like_a_refused_connection(
+    api: APIClient,
+    personas: Personas,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    settings.WEBHOOKS_ALLOW_PRIVATE = False
+    endpoint, _ = _endpoint(personas, "https://hooks.unresolved.test/x")
+
+    real = socket.getaddrinfo
+
+    def unresolved(host: str, *args: Any, **kwargs: Any) -> Any:
+        if host == "hooks.unresolved.test":
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", unresolved)
+    with django_capture_on_commit_callbacks():
+        ping = api.post(f"/api/v1/webhooks/{endpoint.pk}/test", **personas.owner.headers).json()
+    failed = delivery_attempt(event_id=ping["event_id"], endpoint_id=endpoint.pk)
+    # DNS outages pass: a retry is due, and one failed attempt does not mark the endpoint failing.
+    assert failed is not None and failed.error == MESSAGE_UNRESOLVED and failed.status_code is None
+    assert failed.next_attempt_at is not None
+    assert api.get(f"/api/v1/webhooks/{endpoint.pk}", **personas.owner.headers).json()["failing"] is False
+
+    settings.WEBHOOKS_RETRY_FOR = 0  # past the retry window, it is failing like any other error
+    _due_now(failed)
+    last = delivery_attempt(event_id=ping["event_id"], endpoint_id=endpoint.pk)
+    assert last is not None and last.attempt == 2 and last.next_attempt_at is None
+    assert api.get(f"/api/v1/webhooks/{endpoint.pk}", **personas.owner.headers).json()["failing"] is True
 
 
 def test_a_ping_reaches_the_endpoint_whatever_its_event_types(

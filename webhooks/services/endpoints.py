@@ -67,7 +67,8 @@ def endpoint_create(*, owner: User, url: str, event_types: list[str], active: bo
 
 
 def endpoint_update(*, owner: User, endpoint_id: Any, **changes: Any) -> Endpoint:
-    """Change url, event_types or active. Turning an endpoint back on clears its failing mark."""
+    """Change url, event_types or active. `active: true` clears the failing mark, even on an endpoint
+    that was never switched off (failing ones stay active: the mark is all there is to clear)."""
     with transaction.atomic():
         endpoint = endpoint_get(owner=owner, endpoint_id=endpoint_id)
         if "url" in changes:
@@ -75,7 +76,8 @@ def endpoint_update(*, owner: User, endpoint_id: Any, **changes: Any) -> Endpoin
         if "event_types" in changes:
             endpoint.event_types = _check_types(changes["event_types"])
         if "active" in changes:
-            if changes["active"] and not endpoint.active:
+            # `active: true` is the owner saying "try it again", whether or not it was switched off.
+            if changes["active"]:
                 endpoint.failing_since = None
             endpoint.active = bool(changes["active"])
         endpoint.save()

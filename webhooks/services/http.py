@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from standardwebhooks.webhooks import Webhook
 
-from webhooks.addresses import AddressRefused, address_resolve, url_check
+from webhooks.addresses import AddressRefused, HostUnresolved, address_resolve, url_check
 from webhooks.models import SNIPPET_CHARS, Endpoint, Event
 
 
@@ -81,6 +81,9 @@ def post(*, endpoint: Endpoint, event: Event) -> Outcome:
         address = address_resolve(host, port)
     except AddressRefused as exc:
         return Outcome(None, elapsed(), "", str(exc), retryable=False)
+    except HostUnresolved as exc:
+        # Like a refused connection: a resolver outage or a record not published yet ends by itself.
+        return Outcome(None, elapsed(), "", str(exc), retryable=True)
     body = body_of(event)
     headers = signed_headers(
         secret=endpoint.secret, msg_id=message_id(event=event, endpoint=endpoint), body=body, at=datetime.now(UTC)
