@@ -34,12 +34,14 @@ api_urlpatterns = [
     path("context", r.ContextAssembleApi.as_view()),
     path("kg/relations", k.RelationAddApi.as_view()),
     path("kg/entities", k.EntityListApi.as_view()),
-    path("kg/entities/<str:name>/timeline", k.EntityTimelineApi.as_view()),
+    # `path:` since an entity's name may hold a "/" (sent as %2F, which the server decodes before routing).
+    # The timeline comes first, or `<path:name>` below would take "A/B/timeline" as a name.
+    path("kg/entities/<path:name>/timeline", k.EntityTimelineApi.as_view()),
     path("settings/exclusions", by_method(get=x.ExclusionListApi, post=x.ExclusionCreateApi)),
     path("settings/exclusions/<int:rule_id>", x.ExclusionDeleteApi.as_view()),
     path("settings/exclusions/<int:rule_id>/preview", x.ExclusionPreviewApi.as_view()),
     path("settings/exclusions/<int:rule_id>/purge", x.ExclusionPurgeApi.as_view()),
-    path("kg/entities/<str:name>", by_method(get=k.EntityAsOfApi, delete=f.EntityForgetApi)),
+    path("kg/entities/<path:name>", by_method(get=k.EntityAsOfApi, delete=f.EntityForgetApi)),
     path("forget", f.ForgetApi.as_view()),
     path("forget/receipts/<uuid:receipt_id>", f.ReceiptVerifyApi.as_view()),
     path("export", p.MemoryExportApi.as_view()),

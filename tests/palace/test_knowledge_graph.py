@@ -139,3 +139,26 @@ def test_the_graph_is_per_owner_and_validated(api: APIClient, personas: Personas
         == 400
     )
     assert api.get("/api/v1/kg/entities/Derek?as_of=whenever", **personas.owner.headers).status_code == 400
+
+
+def test_an_entity_whose_name_holds_a_slash_is_read_and_forgotten_by_that_name(
+    api: APIClient, personas: Personas
+) -> None:
+    h = personas.owner.headers
+    assert _add(api, h, subject="A/B", predicate="likes", object="C").status_code == 201
+    _add(api, h, subject="C", predicate="likes", object="D")  # keeps C when A/B goes
+    # A server decodes %2F before routing: the route takes every segment that follows.
+    read = api.get("/api/v1/kg/entities/A%2FB", **h)
+    assert read.status_code == 200, read.json()
+    assert read.json()["entity"]["name"] == "A/B" and [r["object"] for r in read.json()["relations"]] == ["C"]
+    timeline = api.get("/api/v1/kg/entities/A%2FB/timeline", **personas.teammate.headers)
+    assert timeline.status_code == 200 and timeline.json()["entity"]["name"] == "A/B"
+    assert [r["predicate"] for r in timeline.json()["relations"]] == ["likes"]
+    outsider = personas.outsider.headers
+    assert api.get("/api/v1/kg/entities/A%2FB", **outsider).status_code == 404
+    assert api.delete("/api/v1/kg/entities/A%2FB", **outsider).status_code == 404
+
+    forgotten = api.delete("/api/v1/kg/entities/A%2FB", **h)
+    assert forgotten.status_code == 200 and forgotten.json()["receipt"]["counts"]["entities"] == 1
+    assert api.get("/api/v1/kg/entities/A%2FB", **h).status_code == 404
+    assert api.get("/api/v1/kg/entities/C", **h).status_code == 200
