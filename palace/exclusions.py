@@ -118,6 +118,20 @@ def compile_rule(kind: str, pattern: str) -> re.Pattern[str]:
     return re.compile(source, 0 if kind == "regex" else re.IGNORECASE)
 
 
+def exclusion_rule_same(*, owner: User | int, kind: str, pattern: str) -> ExclusionRule | None:
+    """The owner's rule that a new `kind` rule of `pattern` would repeat, or None. A word or a phrase
+    matches case-insensitively, so "Derek" repeats "derek" and "project   falcon" repeats "Project
+    Falcon"; a regex only repeats itself (whether it ignores case is part of the pattern)."""
+    owner_id = owner if isinstance(owner, int) else owner.pk
+    rules = ExclusionRule.objects.filter(owner_id=owner_id, kind=kind).order_by("id")
+    if kind == ExclusionRule.Kind.REGEX:
+        return rules.filter(pattern=pattern).first()
+    # Compared the way mining compares (re.IGNORECASE), not with PostgreSQL's UPPER(), which follows the
+    # database's locale; an owner has at most 100 rules.
+    same = compile_rule(kind, pattern)
+    return next((rule for rule in rules if same.fullmatch(rule.pattern)), None)
+
+
 class _OutOfTime(Exception):
     pass
 

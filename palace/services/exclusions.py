@@ -69,6 +69,10 @@ def exclusion_rule_create(*, owner: User, kind: str, pattern: str) -> ExclusionR
         with transaction.atomic():
             # Serialises creates per owner, so two at once cannot both pass the count at MAX_RULES - 1.
             advisory_xact_lock(f"exclusions:{owner.pk}")
+            # The unique constraint catches an exact repeat; a word or phrase in another case only this
+            # (under the lock, so "Derek" and "derek" posted at once cannot both pass).
+            if exclusions.exclusion_rule_same(owner=owner, kind=kind, pattern=pattern) is not None:
+                raise RuleExists(MESSAGE_RULE_EXISTS)
             if ExclusionRule.objects.filter(owner=owner).count() >= MAX_RULES:
                 raise TooManyRules(MESSAGE_TOO_MANY_RULES)
             rule = ExclusionRule.objects.create(owner=owner, kind=kind, pattern=pattern)

@@ -120,6 +120,39 @@ def test_a_word_rule_is_one_word_and_the_kind_is_checked(api: APIClient, persona
     assert _rule(api, personas.owner.headers, "word", "fine").status_code == 409
 
 
+def test_a_word_or_phrase_in_another_case_is_the_same_rule_and_a_regex_is_not(
+    api: APIClient, personas: Personas
+) -> None:
+    h = personas.owner.headers
+    assert _rule(api, h, "word", "Derek").status_code == 201
+    again = _rule(api, h, "word", "derek")
+    assert again.status_code == 409 and again.json()["message"] == exclusion_services.MESSAGE_RULE_EXISTS
+    assert _rule(api, h, "phrase", "Project Falcon").status_code == 201
+    assert _rule(api, h, "phrase", "project   FALCON").status_code == 409
+    # A regex says its own case ("(?i)" or not): these two match different text.
+    assert _rule(api, h, "regex", "Derek").status_code == 201
+    assert _rule(api, h, "regex", "derek").status_code == 201
+    assert _rule(api, personas.outsider.headers, "word", "DEREK").status_code == 201  # rules are per owner
+    kept = ExclusionRule.objects.filter(owner=personas.owner.user).values_list("kind", "pattern")
+    assert sorted(kept) == [("phrase", "Project Falcon"), ("regex", "Derek"), ("regex", "derek"), ("word", "Derek")]
+
+
+def test_importing_a_rule_held_in_another_case_keeps_the_one_there(api: APIClient, personas: Personas) -> None:
+    assert _rule(api, personas.owner.headers, "word", "Derek").status_code == 201
+    exported: Any = api.get("/api/v1/export", **personas.owner.headers)
+    assert _rule(api, personas.outsider.headers, "word", "derek").status_code == 201
+    imported = api.post(
+        "/api/v1/import",
+        b"".join(exported.streaming_content),
+        content_type="application/x-ndjson",
+        **personas.outsider.headers,
+    )
+    assert imported.status_code == 200, imported.json()
+    assert list(ExclusionRule.objects.filter(owner=personas.outsider.user).values_list("pattern", flat=True)) == [
+        "derek"
+    ]
+
+
 def test_a_slow_regex_runs_out_of_time_and_counts_as_a_match(personas: Personas) -> None:
     # Three unbounded quantifiers pass the static check, but backtrack polynomially on a long run of
     # spaces: the deadline stops it and the text is treated as excluded (fail closed).

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any, Final
 from django.contrib.auth.models import User
 from django.db.models import Exists, Max, OuterRef
 
-from accounts.models import ExclusionRule, MemorySettings
+from accounts.models import MemorySettings
 from memory_site.lib.errors import ServiceError
+from palace.exclusions import exclusion_rule_same
 from palace.models import (
     Closet,
     Conversation,
@@ -46,9 +47,9 @@ def settings_write(loader: Loader, row: Row) -> None:
 
 def exclusion_rule_write(loader: Loader, row: Row) -> None:
     """An exclusion rule, validated as if it were added now (a pattern another version allowed may be
-    refused); an identical rule already there is kept."""
+    refused); the same rule already there (a word or phrase in any case) is kept."""
     kind, pattern = row.text("kind", blank=False), row.text("pattern", blank=False)
-    if not ExclusionRule.objects.filter(owner=loader.owner, kind=kind, pattern=pattern).exists():
+    if exclusion_rule_same(owner=loader.owner, kind=kind, pattern=pattern) is None:
         try:
             exclusion_rule_create(owner=loader.owner, kind=kind, pattern=pattern)
         except ServiceError as error:
