@@ -101,9 +101,11 @@ class MemorySettingsUpdateApi(APIView):
         description=(
             "PUT with PATCH semantics: only the fields sent change, all or nothing (any invalid field is a "
             "400 and nothing is saved; an agent id that is not one of the owner's agents is a 404). "
-            "`enabled: false` pauses memory: conversations, episodes and typed memories posted meanwhile "
-            "answer 409 `memory_paused`, recall and context return nothing with `skipped: memory_disabled`, "
-            "mining waits. Turning it back on, or resuming an agent's mining, sends the held-back jobs."
+            "`enabled: false` pauses memory: conversations, episodes, typed memories, short-term and context "
+            "entries, knowledge-graph facts and working-memory snapshots written meanwhile answer 409 "
+            "`memory_paused` (the live working memory in Redis keeps working, expiring as usual), recall "
+            "and context return nothing with `skipped: memory_disabled`, mining waits. Turning it back on, "
+            "or resuming an agent's mining, sends the held-back jobs."
         ),
         request=InputSerializer,
         responses={200: MemorySettingsOutput, **ERROR_RESPONSES},

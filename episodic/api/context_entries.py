@@ -13,6 +13,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.services import memory_require_enabled
 from episodic.api.common import one_of, serialized
 from episodic.api.contexts import MAX_CONTENT_LENGTH, MESSAGE_ENTRY_NOT_FOUND, PersistentContextApi
 from episodic.models import ContextEntry
@@ -180,6 +181,7 @@ class EntryCreateApi(EntryApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         context = self.context(context_id, "write")
+        memory_require_enabled(owner=context.owner)  # paused memory keeps nothing new (409)
         entry = services.entry_create(agent=calling_agent(request), context=context, **data.validated_data)
         return Response(ContextEntryOutput(entry).data, status=status.HTTP_201_CREATED)
 

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.services import memory_require_enabled
 from episodic.api.common import serialized
 from episodic.models import ShortTermMemory
 from episodic.selectors import short_term as selectors
@@ -117,7 +118,9 @@ class ShortTermWriteApi(APIView):
         address = Address.checked(session_id, key)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = services.short_term_write(agent=calling_agent(request), **address, **data.validated_data)
+        agent = calling_agent(request)
+        memory_require_enabled(owner=agent.owner)  # paused memory keeps nothing new (409)
+        entry = services.short_term_write(agent=agent, **address, **data.validated_data)
         return Response(ShortTermOutput(entry).data)
 
 

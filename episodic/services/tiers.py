@@ -28,6 +28,7 @@ from typing import Any, Literal
 from django.utils import timezone
 
 from accounts.models import Agent
+from accounts.services import memory_require_enabled
 from episodic.models import ContextEntry, ShortTermMemory
 from episodic.selectors import contexts as context_selectors
 from episodic.selectors import pools as pool_selectors
@@ -93,6 +94,8 @@ def tier_write(
     memory_type: str | None = None,
 ) -> Tier:
     chosen = route_write(tier=tier, session_id=session_id, ttl_seconds=ttl_seconds)
+    if chosen != "working":
+        memory_require_enabled(owner=agent.owner)  # paused memory keeps nothing new (409)
     if chosen == "working":
         assert session_id
         with _working_tier():

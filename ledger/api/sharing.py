@@ -10,6 +10,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.services import memory_require_enabled
 from ledger import selectors, services
 from ledger.api.common import ERRORS, AnyValue, FieldNameField, WorkingMemoryApi
 from memory_site.api.authentication import HasApiKey, calling_agent, owned_agent, request_agent, request_owner
@@ -99,6 +100,7 @@ class WorkingMemoryPersistApi(WorkingMemoryApi):
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         _, conversation_id = self.conversation(conversation_id)
+        memory_require_enabled(owner=request_owner(request))  # a snapshot is kept: not while paused (409)
         snapshot = services.working_memory_persist(
             owner=request_owner(request), conversation_id=conversation_id, agent=request_agent(request)
         )

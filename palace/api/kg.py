@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.services import memory_require_enabled
 from memory_site.api.authentication import request_owner
 from memory_site.api.fields import StrictCharField
 from memory_site.api.lists import ListOutput
@@ -77,7 +78,9 @@ class RelationAddApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        relation = graph.relation_add(owner_id=request_owner(request).pk, **data.validated_data)
+        owner = request_owner(request)
+        memory_require_enabled(owner=owner)  # paused memory keeps nothing new (409)
+        relation = graph.relation_add(owner_id=owner.pk, **data.validated_data)
         return Response(RelationOutput(relation).data, status=status.HTTP_201_CREATED)
 
 

@@ -110,7 +110,8 @@ def _prepare(conversation: Conversation, matcher: Matcher) -> tuple[_Prepared | 
     every = list(conversation.turns.order_by("index"))
     excluded = {t.index: rule.pk for t in every if (rule := matcher(t.content)) is not None}
     context = [t for t in every if t.index not in excluded]
-    turns = [t for t in context if t.index not in mined]
+    # A turn with no text (a message that only called a tool) is kept as a turn, never filed: nothing to recall.
+    turns = [t for t in context if t.index not in mined and t.content.strip()]
     skipped = {index: rule_id for index, rule_id in excluded.items() if index not in mined}
     if not turns:
         return None, skipped

@@ -9,9 +9,12 @@ from rest_framework.test import APIClient
 
 from accounts.models import Agent, MemorySettings
 from accounts.services import MESSAGE_MEMORY_PAUSED, agent_overrides_update, agent_update
-from palace.models import ActivityEvent, Conversation, Drawer, MiningJob
+from episodic.models import ContextEntry, ShortTermMemory
+from ledger.models import WorkingMemorySnapshot
+from palace.models import ActivityEvent, Conversation, Drawer, MiningJob, Relation
 from palace.services import intake, jobs
 from tests.conftest import Personas
+from tests.episodic.factories import make_context
 
 pytestmark = pytest.mark.django_db
 
@@ -173,3 +176,29 @@ def test_a_paused_agent_s_conversations_are_stored_but_not_mined_until_resumed(
     assert [c.keywords for c in sent if getattr(c, "func", None) is jobs.job_send] == [{"job_id": paused.pk}]
     assert jobs.job_run(job_id=paused.pk) is not None
     assert Drawer.objects.filter(conversation__external_id="paused").count() == 2
+
+
+def test_pause_refuses_what_would_be_kept_and_leaves_the_live_working_memory(
+    api: APIClient, personas: Personas
+) -> None:
+    h = personas.owner.headers
+    context = make_context(personas.owner)
+    assert api.put("/api/v1/working-memory/live", {"fields": {"step": 1}}, format="json", **h).status_code == 200
+    assert _put(api, h, {"enabled": False}).status_code == 200
+    refused = [
+        api.post("/api/v1/working-memory/live/persist", **h),
+        api.put("/api/v1/short-term/live/note", {"value": "x"}, format="json", **h),
+        api.post(f"/api/v1/contexts/{context.pk}/entries", {"content": "a fact"}, format="json", **h),
+        api.post("/api/v1/tiers/write", {"key": "k", "value": "v"}, format="json", **h),
+        api.post(
+            "/api/v1/kg/relations", {"subject": "Alice", "predicate": "works_at", "object": "Acme"}, format="json", **h
+        ),
+    ]
+    assert [r.status_code for r in refused] == [409] * len(refused), [r.content for r in refused]
+    assert all(r.json()["extra"]["reason"] == "memory_paused" for r in refused)
+    assert not WorkingMemorySnapshot.objects.exists() and not ShortTermMemory.objects.exists()
+    assert not ContextEntry.objects.exists() and not Relation.objects.exists()
+    # The conversation in progress keeps its scratch state (Redis, expiring): an agent mid-task does not break.
+    assert api.put("/api/v1/working-memory/live", {"fields": {"step": 2}}, format="json", **h).status_code == 200
+    assert _put(api, h, {"enabled": True}).status_code == 200
+    assert api.post("/api/v1/working-memory/live/persist", **h).status_code == 200

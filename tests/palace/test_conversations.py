@@ -184,6 +184,20 @@ def test_mining_twice_changes_nothing_and_appended_turns_add_only_theirs(api: AP
     assert Drawer.objects.count() == 7 and Room.objects.count() == 1
 
 
+def test_a_turn_with_no_text_is_kept_as_a_turn_and_never_filed(api: APIClient, personas: Personas) -> None:
+    turns = [
+        {"role": "user", "content": "Derek asked me to book the Lisbon flights."},
+        {"role": "assistant", "content": ""},  # a message that only called a tool
+        {"role": "tool", "content": "  \n"},
+        {"role": "assistant", "content": "Booked: Lisbon on May 12."},
+    ]
+    assert _post(api, personas.owner.headers, turns=turns).status_code == 202
+    assert _mine()["drawers"] == 2
+    assert list(Turn.objects.order_by("index").values_list("content", flat=True)) == [t["content"] for t in turns]
+    assert sorted(Drawer.objects.values_list("turn_index", flat=True)) == [0, 3]
+    assert _mine()["drawers"] == 0  # and stays so
+
+
 def test_an_empty_conversation_mines_to_nothing(api: APIClient, personas: Personas) -> None:
     _post(api, personas.owner.headers, turns=[])
     assert set(_mine().values()) == {0}
