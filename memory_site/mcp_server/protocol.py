@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 import mcp_types as types
 from django.contrib.auth.models import User
@@ -90,7 +90,7 @@ def _internal_request(call: Call, caller: Caller) -> WSGIRequest:
     request = WSGIRequest(
         {
             "REQUEST_METHOD": call.method,
-            "PATH_INFO": call.path,
+            "PATH_INFO": unquote(call.path),  # decoded, as a WSGI server hands it to Django
             "SCRIPT_NAME": "",
             "QUERY_STRING": urlencode(call.query or {}),
             "CONTENT_TYPE": "application/json",
@@ -113,7 +113,7 @@ def _internal_request(call: Call, caller: Caller) -> WSGIRequest:
 def _run(call: Call, caller: Caller) -> tuple[int, Any]:
     """Run the REST operation behind a tool in process; its status code and JSON body."""
     try:
-        match = resolve(call.path)
+        match = resolve(unquote(call.path))  # the tools quote names ("Anna Smith", "A/B") into the path
     except Resolver404:
         return 404, {"message": "Not found.", "extra": {}}
     response = match.func(_internal_request(call, caller), *match.args, **match.kwargs)

@@ -87,3 +87,14 @@ def test_bad_arguments_are_a_tool_error_the_model_can_read(live_server: Any, per
     assert missing.is_error and "query" in structured(missing)["extra"]["arguments"]
     assert unset.is_error and "fields" in structured(unset)["message"]
     assert bad_drawer.is_error and "number" in structured(bad_drawer)["message"]
+
+
+def test_kg_query_reaches_names_with_spaces_and_slashes(live_server: Any, personas: Personas) -> None:
+    added = [
+        ("kg_add", {"subject": "Anna Smith", "predicate": "works_at", "object": "Acme Labs"}),
+        ("kg_add", {"subject": "R/D Team", "predicate": "based_in", "object": "Porto"}),
+    ]
+    queried = [("kg_query", {"entity": "Anna Smith"}), ("kg_query", {"entity": "R/D Team"})]
+    results = _calls(live_server.url, personas.owner.key, [*added, *queried])
+    assert not any(result.is_error for result in results), results
+    assert "Acme Labs" in str(structured(results[2])) and "Porto" in str(structured(results[3]))
