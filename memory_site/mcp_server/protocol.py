@@ -27,7 +27,8 @@ INSTRUCTIONS = (
 )
 MESSAGE_UNKNOWN_TOOL = "Unknown tool: {name}."
 MESSAGE_UNKNOWN_METHOD = "Method not found: {method}."
-MESSAGE_NOT_A_REQUEST = "Send one JSON-RPC 2.0 message (batches are not supported)."
+MESSAGE_NOT_A_REQUEST = 'Not a JSON-RPC 2.0 message: send one object with "jsonrpc": "2.0" (batches are not supported).'
+MESSAGE_PARSE_ERROR = "Parse error."
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,12 @@ def _dump(model: Any) -> dict[str, Any]:
 
 
 def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
-    return _dump(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)))
+    error = _dump(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)))
+    return {**error, "id": request_id}  # JSON-RPC: "id": null when the request's id could not be read
+
+
+def parse_error() -> dict[str, Any]:
+    return _error(None, types.PARSE_ERROR, MESSAGE_PARSE_ERROR)
 
 
 def _result(request_id: Any, result: Any) -> dict[str, Any]:

@@ -153,3 +153,13 @@ def test_the_sdk_client_reports_a_revoked_key(live_server: Any, personas: Person
 
     with pytest.raises(BaseException):  # noqa: B017 - the SDK raises its transport error in an exception group
         over_http(live_server.url, personas.owner.key, work)
+
+
+def test_a_body_that_is_not_json_rpc_gets_a_json_rpc_error(live_server: Any, personas: Personas) -> None:
+    headers = {"Authorization": f"Bearer {personas.owner.key}", "Content-Type": "application/json"}
+    broken = httpx.post(f"{live_server.url}/mcp", content=b'{"jsonrpc": "2.0", "id": 1,', headers=headers)
+    assert broken.status_code == 400
+    assert broken.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error."}}
+    old = httpx.post(f"{live_server.url}/mcp", json={"jsonrpc": "1.0", "id": 2, "method": "ping"}, headers=headers)
+    error = old.json()["error"]
+    assert error["code"] == -32600 and '"jsonrpc": "2.0"' in error["message"]

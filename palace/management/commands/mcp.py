@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.services import api_key_authenticate
 from memory_site.api.authentication import MESSAGE_INVALID_KEY
-from memory_site.mcp_server.protocol import Caller, handle
+from memory_site.mcp_server.protocol import Caller, handle, parse_error
 
 MESSAGE_KEY_REVOKED = "The API key was revoked; restart with a valid --key."
 
@@ -40,7 +40,7 @@ class Command(BaseCommand):
             try:
                 message = json.loads(line)
             except json.JSONDecodeError:
-                self._send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error."}})
+                self._send(parse_error())
                 continue
             if found is None:
                 request_id = message.get("id") if isinstance(message, dict) else None
