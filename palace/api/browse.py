@@ -17,13 +17,14 @@ from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import selectors
-from palace.models import Closet, Drawer, Room, Wing
+from palace.models import Closet, Conversation, Drawer, Room, Wing
 
 MESSAGE_NOT_FOUND = {
     "wing": "Wing not found.",
     "room": "Room not found.",
     "closet": "Closet not found.",
     "drawer": "Drawer not found.",
+    "conversation": "Conversation not found.",
 }
 MESSAGE_BAD_POINTER = "A pointer looks like § W-042/R-11/D-007."
 
@@ -210,7 +211,10 @@ class ConversationDrawersApi(APIView):
         responses={200: DrawerListOutput, **ERROR_RESPONSES},
     )
     def get(self, request: Request, conversation_id: str) -> Response:
-        drawers = selectors.drawers_of_conversation(owner=request_owner(request), external_id=conversation_id)
+        owner = request_owner(request)
+        # An unknown id is a 404, as for the conversation's other endpoints; a known one may have no drawer yet.
+        _found("conversation", Conversation.objects.filter(owner=owner, external_id=conversation_id).first())
+        drawers = selectors.drawers_of_conversation(owner=owner, external_id=conversation_id)
         return paginated_response(request, self, drawers, DrawerOutput)
 
 

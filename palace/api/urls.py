@@ -17,7 +17,7 @@ api_urlpatterns = [
     path("conversations/<str:conversation_id>/turns", v.ConversationAppendApi.as_view()),
     path("conversations/<str:conversation_id>/complete", v.ConversationCompleteApi.as_view()),
     path("conversations/<str:conversation_id>/mine", v.ConversationMineApi.as_view()),
-    path("jobs/<uuid:job_id>", v.JobGetApi.as_view()),
+    path("jobs/<str:job_id>", v.JobGetApi.as_view()),  # any id: one that is no UUID is "Job not found." too
     path("conversations/<str:conversation_id>/drawers", b.ConversationDrawersApi.as_view()),
     path("palace/wings", b.WingListApi.as_view()),
     path("palace/wings/<int:wing_id>", f.WingForgetApi.as_view()),

@@ -152,8 +152,11 @@ class JobGetApi(APIView):
             ]
 
     @extend_schema(summary="A mining job's status and counts", responses={200: OutputSerializer, **ERROR_RESPONSES})
-    def get(self, request: Request, job_id: uuid.UUID) -> Response:
-        job = selectors.job_get(owner=request_owner(request), job_id=job_id)
+    def get(self, request: Request, job_id: str) -> Response:
+        try:
+            job = selectors.job_get(owner=request_owner(request), job_id=uuid.UUID(job_id))
+        except ValueError:
+            job = None
         if job is None:
             raise NotFound(MESSAGE_JOB_NOT_FOUND)
         return Response(self.OutputSerializer(job).data)

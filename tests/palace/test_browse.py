@@ -85,7 +85,9 @@ def test_other_owners_see_nothing_of_the_palace(api: APIClient, personas: Person
     assert api.get(f"/api/v1/palace/closets/{closet.pk}/drawers", **outsider).status_code == 404
     assert api.get(f"/api/v1/palace/drawers/{drawer.pk}", **outsider).status_code == 404
     assert api.delete(f"/api/v1/palace/drawers/{drawer.pk}", **outsider).status_code == 404
-    assert api.get("/api/v1/conversations/c1/drawers", **outsider).json()["count"] == 0
+    assert api.get("/api/v1/conversations/c1/drawers", **outsider).status_code == 404
+    unknown = api.get("/api/v1/conversations/no-such-chat/drawers", **personas.owner.headers)
+    assert unknown.status_code == 404 and unknown.json()["message"] == "Conversation not found."
     assert api.get(f"/api/v1/palace/drawers/{drawer.pk}", **personas.teammate.headers).status_code == 200
     assert Drawer.objects.count() == 6
 

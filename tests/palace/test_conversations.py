@@ -97,6 +97,9 @@ def test_other_owners_cannot_touch_a_conversation_or_its_jobs(api: APIClient, pe
     assert api.post("/api/v1/conversations/conv-1/complete", **outsider).status_code == 404
     assert api.post("/api/v1/conversations/conv-1/mine", **outsider).status_code == 404
     assert api.get(f"/api/v1/jobs/{job_id}", **outsider).status_code == 404
+    for unknown in ("not-a-uuid", "00000000-0000-0000-0000-000000000000"):
+        answer = api.get(f"/api/v1/jobs/{unknown}", **personas.owner.headers)
+        assert answer.status_code == 404 and answer.json()["message"] == "Job not found."
     assert api.get(f"/api/v1/jobs/{job_id}", **personas.teammate.headers).status_code == 200
     assert Turn.objects.count() == 1
 
