@@ -61,12 +61,15 @@ RELATIONS = (
     "mentor|landlord|vet|roommate|niece|nephew|"
     "sister-in-law|brother-in-law|mother-in-law|father-in-law|dog|cat|puppy|kitten"
 )
+# A name's word: a capital (Latin, accents included) then letters, apostrophes or hyphens ("Zoë", "Müller",
+# "O'Neil", "Jean-Luc"); [a-zA-Z] alone cut "Zoë" to "Zo".
+NAME_WORD = r"[A-Z\u00c0-\u00d6\u00d8-\u00de](?:[^\W\d_]|['\u2019-])+"
 RELATIVE = re.compile(
     rf"\b(?i:my)\s+(?:(?i:older|younger|little|big|best|old|new|close)\s+)?({RELATIONS})(?:,\s*|\s+)"
-    r"(?:(?i:named|called)\s+)?((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-zA-Z'\u2019-]+(?:\s+[A-Z][a-zA-Z'\u2019-]+)?)"
+    r"(?:(?i:named|called)\s+)?((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?" + NAME_WORD + r"(?:\s+" + NAME_WORD + r")?)"
 )
 # "Rachel, my sister" / "Rachel (my sister)"
-RELATIVE_AFTER = re.compile(rf"\b([A-Z][a-zA-Z'\u2019-]+),?\s+\(?(?i:my)\s+({RELATIONS})\b")
+RELATIVE_AFTER = re.compile(rf"\b({NAME_WORD}),?\s+\(?(?i:my)\s+({RELATIONS})\b")
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -257,8 +260,9 @@ def conversation_entities(
     ]
     for entity in entities:
         for alias in entity.aliases:
-            if key(alias) in relations and entity.kind == "person":
-                entity.relation = relations[key(alias)]
+            if key(alias) in relations and entity.kind in ("person", "organisation"):
+                # "Søren, my cousin": a relative of the user's is someone, whatever the small model read
+                entity.kind, entity.relation = "person", relations[key(alias)]
     if not assistant:
         other_texts = [text for role, text in turns if role != "user"]
         entities += recurring_names(entities, other_texts, nlp, lower_words)

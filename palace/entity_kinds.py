@@ -314,6 +314,25 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "person",
     ),
+    # "had coffee with Priyanka", "caught up with Tom": someone met, not a firm
+    (
+        re.compile(
+            r"\b(?:coffee|lunch|dinner|drinks|breakfast|brunch|a date|hung out|hanging out|hang out|catch(?:ing)? up|"
+            r"caught up|chatted|chatting|married to|engaged to|in love with|broke up)\s+with\s+$",
+            re.I,
+        ),
+        "person",
+    ),
+    # "moving to Zürich", "grew up in Leeds": somewhere one goes or lives
+    (
+        re.compile(
+            r"\b(?:mov(?:e|ed|ing)|relocat(?:e|ed|ing)|fl(?:y|ew|ying)|travel(?:l?ed|l?ing)?|(?:road )?trip|vacation|"
+            r"honeymoon|backpacking|emigrat(?:e|ed|ing))\s+to\s+$|\b(?:live|lives|lived|living|grew up|born|"
+            r"based|raised|settled)\s+in\s+$",
+            re.I,
+        ),
+        "place",
+    ),
     (WORK_CUE, "work"),
 )
 

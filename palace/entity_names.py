@@ -5,6 +5,7 @@ let "Dr. Patel", "Patel" and "patel" meet."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from palace.entity_kinds import EVENT_SUFFIX
@@ -76,10 +77,26 @@ ALIASES: dict[str, str] = {
 }
 
 
+def without_symbols(text: str) -> str:
+    """The text without emoji at either end ("Zoë Müller 🦄" -> "Zoë Müller"); a name's own signs stay
+    ("Disney+", "C++")."""
+    start, end = 0, len(text)
+    while start < end and (text[start].isspace() or _emoji_part(text[start])):
+        start += 1
+    while end > start and (text[end - 1].isspace() or _emoji_part(text[end - 1])):
+        end -= 1
+    return text[start:end]
+
+
+def _emoji_part(char: str) -> bool:
+    # Other and modifier symbols (emoji, skin tones), joiners and variation selectors.
+    return unicodedata.category(char) in ("So", "Sk", "Cf", "Co", "Cn") or char == "\ufe0f"
+
+
 def clean(text: str, *, keep_article: bool = False) -> str:
     """Entity text as a wing name: no article/possessive pronoun before (a title keeps its "The"), no
     possessive 's after."""
-    text = " ".join(text.replace("\n", " ").split()).strip(" .,:;!?\"'“”()[]*_#-•·")
+    text = " ".join(without_symbols(text).replace("\n", " ").split()).strip(" .,:;!?\"'“”()[]*_#-•·")
     text = re.sub(r"^(?i:the\s+)?['\u2018\"\u201c]", "", text)  # the 'Paws for a Cause' gala: the quote starts the name
     if not (keep_article and text[:4].lower() == "the "):
         text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")

@@ -480,3 +480,18 @@ def test_varieties_units_shouted_words_and_placeholders_are_not_wings() -> None:
     for junk in ("Riesling", "Yukon Golds", "Golden Retriever", "Mbps", "END", "XYZ University"):
         assert junk not in kinds
     assert kinds.get("Business Administration") == "topic" and kinds.get("Catholic Church") == "organisation"
+
+
+def test_accented_names_emoji_and_the_verbs_around_a_name() -> None:
+    found = {
+        e.name: e
+        for e in conversation_entities(
+            [
+                ("user", "My friend Zoë Müller 🦄 is visiting, and Søren, my cousin, too. We watch Disney+ together."),
+                ("user", "I'm moving to Zürich next month. I had coffee with Priyanka Venkataraman yesterday."),
+            ]
+        )
+    }
+    assert found["Zoë Müller"].relation == "friend" and found["Søren"].relation == "cousin"  # type: ignore[attr-defined]
+    assert "Zo" not in found and found["Disney+"].kind == "organisation"  # type: ignore[attr-defined]
+    assert found["Zürich"].kind == "place" and found["Priyanka Venkataraman"].kind == "person"  # type: ignore[attr-defined]
