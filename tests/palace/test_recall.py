@@ -509,3 +509,21 @@ def test_the_person_naming_what_the_question_calls_theirs_is_the_speaker_at_full
     assert by_pk[own.pk].signals["speaker"] == 1.0
     assert by_pk[story.pk].signals["speaker"] == 0.0
     assert result.hits[0].drawer.pk == own.pk
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query"),
+    [
+        ("My favourite tea is genmaicha.", "My favourite tea is now hojicha.", "What is my favourite tea now?"),
+        ("I drive a blue Honda Civic.", "I sold the Civic; I drive a grey Mazda 3 now.", "What car do I drive now?"),
+    ],
+)
+def test_a_newer_statement_of_the_same_thing_wins_a_question_about_now(
+    personas: Personas, old: str, new: str, query: str
+) -> None:
+    owner = personas.owner.user
+    start = datetime(2026, 11, 20, 9, tzinfo=UTC)
+    mine(owner, "before", [{"role": "user", "content": old}], start)
+    mine(owner, "after", [{"role": "user", "content": new}], start + timedelta(days=5))
+    hits = recall(owner=owner, query=query, reference_time=start + timedelta(days=6)).hits
+    assert [h.drawer.content for h in hits[:2]] == [new, old], [(h.drawer.content, h.signals) for h in hits]
