@@ -30,11 +30,17 @@ class NoUnknownFields(serializers.Serializer):
     """Refuses keys it does not know: a misspelt setting must not be a silent no-op."""
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({key: ["Unknown field."] for key in unknown})
-        return super().to_internal_value(data)
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        errors: dict[str, Any] = {key: ["Unknown field."] for key in unknown}
+        try:
+            value = super().to_internal_value({k: v for k, v in data.items() if k not in unknown} if unknown else data)
+        except serializers.ValidationError as exc:  # every field's error in one answer, the unknown ones too
+            if not isinstance(exc.detail, dict):
+                raise
+            errors.update(exc.detail)
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
 
 
 class AgentOverrideSerializer(NoUnknownFields):
@@ -47,7 +53,7 @@ class AgentOverrideSerializer(NoUnknownFields):
 
 
 class MemorySettingsOutput(serializers.Serializer):
-    enabled = serializers.BooleanField(help_text="Off (paused): nothing is mined, recalled or persisted.")
+    enabled = serializers.BooleanField(help_text="Off (paused): nothing is mined, recalled or kept.")
     top_k = serializers.IntegerField()
     use_rerank = serializers.BooleanField()
     rerank_model = StrictCharField()

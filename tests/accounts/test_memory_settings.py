@@ -84,6 +84,12 @@ def test_an_invalid_value_is_a_400_and_nothing_is_saved(
     assert not ActivityEvent.objects.filter(kind="settings_changed").exists()
 
 
+def test_every_bad_field_is_named_in_one_answer(api: APIClient, personas: Personas) -> None:
+    response = _put(api, personas.owner.headers, {"top_k": 0, "timezone": "Mars/Olympus", "bogus": 1})
+    assert response.status_code == 400
+    assert set(response.json()["extra"]["fields"]) == {"top_k", "timezone", "bogus"}
+
+
 def test_an_offered_embedding_model_is_accepted(api: APIClient, personas: Personas) -> None:
     assert _put(api, personas.owner.headers, {"embedding_model": "all-minilm"}).status_code == 200
     assert _settings(personas).embedding_model == "all-minilm"
