@@ -78,6 +78,13 @@ _MY_PHRASE = re.compile(r"\bmy ((?:[a-z]+ ){0,2}[a-z]{3,})\b", re.I)
 # The nearest passages read per query. On the dev and hard cases 30 gave what 100 gave (20 lost a question):
 # the passages that lift a drawer into the top are among the nearest few dozen. 40 is one HNSW pass at the
 # default ef_search, and no look-up of the other candidates' passages is needed (bench README, longmemeval).
+# A turn that is only a greeting, thanks or assent ("hi", "Thanks!", "ok, sounds good"): nothing to recall.
+PHATIC = re.compile(
+    r"\W*(?:(?:hi|hello|hey|heya|hiya|yo|thanks|thank|you|thx|ty|ok|okay|k|sure|yes|yeah|yep|no|nope|bye|goodbye|"
+    r"great|cool|nice|good|morning|evening|afternoon|night|there|cheers|alright|awesome|perfect|got|it|sounds|"
+    r"that|lol|wow|oh|ah|hmm|please|welcome|much|so|very|all|again)\W*){1,6}",
+    re.I,
+)
 PASSAGE_CANDIDATES = 40
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 # A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.
@@ -344,8 +351,12 @@ def recall(
         else:
             signals["speaker"] = 0.0
         signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0
-        if signals["keyword"] == 0 and signals["semantic"] < settings.RECALL_MIN_SIMILARITY:
-            continue  # unrelated: time or preference alone never make a drawer relevant
+        if signals["keyword"] == 0 and (
+            signals["semantic"] < settings.RECALL_MIN_SIMILARITY or PHATIC.fullmatch(row["content"])
+        ):
+            # Unrelated: time or preference alone never make a drawer relevant, and a bare "hi" or "thanks!"
+            # sits near every query the embedder cannot place (gibberish, a new subject) without saying anything.
+            continue
         score = round(sum(weights[name] * signals[name] for name in SIGNALS), 6)
         scored.append(Candidate(score, signals, row))
     scored.sort(key=lambda candidate: (-candidate.score, candidate.row["pk"]))

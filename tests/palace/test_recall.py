@@ -527,3 +527,14 @@ def test_a_newer_statement_of_the_same_thing_wins_a_question_about_now(
     mine(owner, "after", [{"role": "user", "content": new}], start + timedelta(days=5))
     hits = recall(owner=owner, query=query, reference_time=start + timedelta(days=6)).hits
     assert [h.drawer.content for h in hits[:2]] == [new, old], [(h.drawer.content, h.signals) for h in hits]
+
+
+def test_a_bare_greeting_or_thanks_is_no_answer_to_a_query_it_shares_no_word_with(personas: Personas) -> None:
+    owner = personas.owner.user
+    mine(owner, "hello", [{"role": "user", "content": "hi"}, {"role": "user", "content": "Thanks, all good!"}], MARCH)
+    mine(owner, "trip", [{"role": "user", "content": "I am flying to Lisbon on May 12."}], MARCH)
+    for query in ("xyzzy plugh", "hello there", "asdf qwer"):
+        assert not [h for h in recall(owner=owner, query=query).hits if h.drawer.conversation.external_id == "hello"]
+    assert [h.drawer.content for h in recall(owner=owner, query="When do I fly to Lisbon?").hits] == [
+        "I am flying to Lisbon on May 12."
+    ]
