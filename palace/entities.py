@@ -114,7 +114,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if joined and (label not in ("WORK_OF_ART", "EVENT", "LAW") or is_brand(text_of[joined.end() :])):
                 # "Book Club on Goodreads", "Facebook into Goodreads": two names, not one
                 text_of, end = text_of[: joined.start()], start + joined.start()
-            owner_of = re.match(r"^(.*?[A-Z][\w.]*)(['\u2019]s?)\s[\"\u201c]", text_of)
+            owner_of = re.match(r"^(.*?[A-ZÀ-ÖØ-Þ][\w.]*)(['\u2019]s?)\s[\"\u201c]", text_of)
             if owner_of:  # The Beatles' "Sgt. Pepper's …": the one whose title is quoted, then the title
                 text_of, end = owner_of.group(1), start + len(owner_of.group(1))
                 label = "ORG" if owner_of.group(2) in ("'", "\u2019") and text_of.endswith("s") else "PERSON"
@@ -165,7 +165,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
 
 
 # A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
-JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-Z])")
+JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-ZÀ-ÖØ-Þ])")
 
 
 def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str | None:
@@ -214,7 +214,7 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
 # number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.").
 NAME_TAIL = re.compile(
-    r"(?<=\s[ON])['\u2019]\s[A-Z][\w]*|(?<=\s[ON]['\u2019])\s[A-Z][\w]*|-[A-Z0-9][\w]*|\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-z]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )
@@ -303,8 +303,8 @@ def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
 # Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of
 # Cognition", "Duc de Berry"), not at the start of a sentence or a line.
 NAME_RUN = re.compile(
-    r"(?:(?<=[a-z0-9,;(] )|(?<=[a-z] [\"\u201c]))"
-    r"[A-Z][\w\u2019'+-]*(?:\s+(?:(?:of|the|for|de|du|la|von|van)\s+)?[A-Z][\w\u2019'+-]*)+"
+    r"(?:(?<=[a-z0-9,;(] )|(?<=[a-zß-öø-ÿ] [\"\u201c]))"
+    r"[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*(?:\s+(?:(?:of|the|for|de|du|la|von|van)\s+)?[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*)+"
 )
 RECURRING_NAMES = 6  # names checked per conversation: a handful of short NER calls
 NAME_PARTICLES = {"of", "the", "for", "de", "du", "la", "von", "van"}

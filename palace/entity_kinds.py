@@ -1,6 +1,10 @@
 """What kind of thing a name is: spaCy's label mapped to a wing kind (person, place, organisation,
 project, work), corrected by the name's own shape ("… Tavern" is a place, "… Festival" a work), the words
-around a mention ("on X", "reading X", "in X") and the lists of palace/gazetteers.py."""
+around a mention ("on X", "reading X", "in X") and the lists of palace/gazetteers.py.
+
+In the name patterns here and in palace/entity_names.py, entity_titles.py and entities.py, a capital is
+[A-ZÀ-ÖØ-Þ] and a small letter [a-zß-öø-ÿ]: Latin letters with their accents, so "Émile Zola" and "Zoë" are
+names like any other."""
 
 from __future__ import annotations
 
@@ -65,7 +69,7 @@ EVENT_AFTER = re.compile(
 )
 # "the Loop and River North areas": a name followed by a word for part of a city.
 AREA_AFTER = re.compile(
-    r"^(?:\s+(?:and|or)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+(?:areas?|neighbou?rhoods?|districts?|quarters?)\b"
+    r"^(?:\s+(?:and|or)\s+[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*)*)?\s+(?:areas?|neighbou?rhoods?|districts?|quarters?)\b"
 )
 # An acronym followed or preceded by these names a degree, a test or a kind of training, not an organisation.
 FIELD_AFTER = re.compile(
@@ -74,7 +78,7 @@ FIELD_AFTER = re.compile(
     re.I,
 )
 FIELD_BEFORE = re.compile(
-    r"\b(?i:syllabus|curriculum|degree|studying|major(?:ing)?)\s+(?i:for|in|of)?\s*(?:[A-Z]{2,6}\s*(?:,|and|or|&)\s*)*$"
+    r"\b(?i:syllabus|curriculum|degree|studying|major(?:ing)?)\s+(?i:for|in|of)?\s*(?:[A-ZÀ-ÖØ-Þ]{2,6}\s*(?:,|and|or|&)\s*)*$"
 )
 # "a Master's degree, possibly in Business Administration", "majoring in Marine Biology": a field of study,
 # whatever its words ("Administration") would make it.
@@ -120,8 +124,10 @@ THING_AFTER = re.compile(
 
 
 # " by " after a title's last word or its closing quote: what follows is its author.
-AUTHOR_BEFORE = re.compile(r"(?:\b[A-Z][\w'\u2019-]*|\d+)[\"\u201d'\u2019]?\s+by\s+$")
-PERSONAL_NAME = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?){1,2}$")
+AUTHOR_BEFORE = re.compile(r"(?:\b[A-ZÀ-ÖØ-Þ][\w'\u2019-]*|\d+)[\"\u201d'\u2019]?\s+by\s+$")
+PERSONAL_NAME = re.compile(
+    r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:\s+[A-ZÀ-ÖØ-Þ]\.)?(?:\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?){1,2}$"
+)
 
 
 def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str = "") -> str | None:
@@ -169,7 +175,7 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
     return kind
 
 
-CASE_NAME = re.compile(r"^[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*\s+v(?:s)?\.\s+[A-Z]")
+CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+v(?:s)?\.\s+[A-ZÀ-ÖØ-Þ]")
 
 
 def kind_of(name: str, label: str) -> str | None:
@@ -213,7 +219,7 @@ def kind_of(name: str, label: str) -> str | None:
 PERSON_TITLE = re.compile(
     r"^(?:King|Queen|Prince|Princess|Infanta|Infante|Emperor|Empress|Tsar|Czar|Sultan|Pharaoh|Duke|Duchess|"
     r"Count|Countess|Baron|Baroness|Pope|Saint|Sir|Dame|Lady|Lord|Uncle|Aunt|Auntie|Grandma|Grandpa|Coach|"
-    r"Captain|President|Senator|Governor|Chancellor|Rabbi|Father|Sister|Brother)\s+[A-Z]"
+    r"Captain|President|Senator|Governor|Chancellor|Rabbi|Father|Sister|Brother)\s+[A-ZÀ-ÖØ-Þ]"
 )
 
 
@@ -260,7 +266,9 @@ WORK_NOUNS = (
 )
 # The describing words of an apposition are lower case or a hyphenated compound ("a UK-based YouTuber"): a
 # capitalised word there starts another name ("Paris, the Paris Museum Pass").
-APPOSITION = r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?-i:(?:[a-z][\w-]*|[A-Z]+-[a-z]+)\s+){0,3}?"
+APPOSITION = (
+    r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?-i:(?:[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+)\s+){0,3}?"
+)
 CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
     # "Sarah and I", not "… to Miami and I'm flexible": "I'm" opens a clause of its own
@@ -272,12 +280,15 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(APPOSITION + ORG_NOUNS + r"\b", re.I), "organisation"),
     (re.compile(APPOSITION + PLACE_NOUNS + r"\b", re.I), "place"),
     # "X by Author", "X (2017) - by …"
-    (re.compile(r"^[\"\u201d'*]*\s*(?:\(\d{4}\)\s*)?[-\u2013\u2014:]?\s*by\s+(?:[A-Z]|the\s+[A-Z])"), "work"),
+    (
+        re.compile(r"^[\"\u201d'*]*\s*(?:\(\d{4}\)\s*)?[-\u2013\u2014:]?\s*by\s+(?:[A-ZÀ-ÖØ-Þ]|the\s+[A-ZÀ-ÖØ-Þ])"),
+        "work",
+    ),
     (re.compile(r"^\s+" + WORK_NOUNS + r"\b"), "work"),  # "the new Call of Duty game", "the Cloud Gate sculpture"
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
 )
 # The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
-LISTED = r"(?:[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*){0,3},?\s+(?:(?:or|and)\s+)?){0,4}"
+LISTED = r"(?:[A-ZÀ-ÖØ-Þ][\w'&.-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'&.-]*){0,3},?\s+(?:(?:or|and)\s+)?){0,4}"
 CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
@@ -339,9 +350,9 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
 
 # A capitalised word joined to the mention (not "The" or a sentence's first word): it is part of a longer name.
 PART_OF_NAME_BEFORE = re.compile(
-    r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-Z][\w'&.-]*\s$|\b[A-Z][\w'&.-]*\s+(?:of|for|de)\s$"
+    r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-ZÀ-ÖØ-Þ][\w'&.-]*\s$|\b[A-ZÀ-ÖØ-Þ][\w'&.-]*\s+(?:of|for|de)\s$"
 )
-PART_OF_NAME_AFTER = re.compile(r"^\s[A-Z][a-z]")
+PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 # "your HIIT game", "my Harry Potter books": a possessive before "game" or "books" is a figure of speech or a
 # copy, and says nothing of the name.
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)

@@ -49,7 +49,7 @@ NOT_ENTITIES = frozenset(
 PLACEHOLDER = re.compile(r"\bXYZ\b")
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
-ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-Z])")
+ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-ZÀ-ÖØ-Þ])")
 LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
 MARKDOWN_HEADING = re.compile(
@@ -114,7 +114,7 @@ def split_conjunction(name: str, text: str) -> list[str]:
 
 
 # A capitalised word, a model number ("ES110", "DS-1", "P-45") or an issue number ("#1").
-_CAP_WORD = r"(?:[A-Z][\w\u2019'+&-]*|[A-Z]*\d[\w-]*|#\d+)"
+_CAP_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w\u2019'+&-]*|[A-ZÀ-ÖØ-Þ]*\d[\w-]*|#\d+)"
 # A run of them after a determiner or preposition, so never at a sentence start: names the small model
 # misses in chat ("the Kawai ES110", "a Boss DS-1", "at Yoga Bliss", "the Billy Bookcase").
 CAPITALISED_RUN = re.compile(
@@ -130,9 +130,9 @@ VISITED = re.compile(
 VISITED_RUN = re.compile(rf"(?<=\s)({_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{1,4}})")
 # A chain's name before "by" and its brand: "Courtyard by Marriott Isla Verde Beach Resort", "Hampton Inn by
 # Hilton". Joined only when the run after "by" ends in a venue word, so "the Mona Lisa by Leonardo" stays apart.
-BRANDED_VENUE = re.compile(r"\b(?:the|a|at)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+by\s+)$")
+BRANDED_VENUE = re.compile(r"\b(?:the|a|at)\s+([A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*)?\s+by\s+)$")
 VENUE_END = re.compile(r"\b(?:Hotel|Resort|Inn|Suites|Lodge|Hostel|Motel|Spa)$")
-MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-Z]*-?\d[\w-]*$")
+MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-ZÀ-ÖØ-Þ]*-?\d[\w-]*$")
 
 
 def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, str]]:
@@ -170,7 +170,11 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         if has_model and all(w.isdigit() or common_word(w, lower_words) for w in words):
             has_model = False  # "Remove Item 6", "Chapter 2": a label and its number, not a model
         # "TechX", "YogaGlo"; not "RnD", an abbreviation with one lower-case letter
-        camel = len(words) == 1 and re.search(r"[a-z][A-Z]", words[0]) is not None and re.search(r"[a-z]{2}", words[0])
+        camel = (
+            len(words) == 1
+            and re.search(r"[a-zß-öø-ÿ][A-ZÀ-ÖØ-Þ]", words[0]) is not None
+            and re.search(r"[a-zß-öø-ÿ]{2}", words[0])
+        )
         compound = len(words) == 1 and HYPHENATED_NAME.match(words[0]) is not None  # "a Spider-Man poster"
         if len(words) < 2 and not (has_model or camel or compound):
             continue
@@ -182,15 +186,16 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
 
 
 # One word of capitalised parts joined by a hyphen: "Spider-Man", "Coca-Cola" (not "Tteokbokki-inspired").
-HYPHENATED_NAME = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)+$")
+HYPHENATED_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)+$")
 # A CamelCase word mid-sentence, whatever precedes it: "check out TrailLink", "I use YogaGlo".
-CAMEL_WORD = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+[A-Z][A-Za-z]*[a-z](?![\w-])")
+CAMEL_WORD = re.compile(r"(?<=[a-z,;:] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+[A-ZÀ-ÖØ-Þ][A-Za-z]*[a-zß-öø-ÿ](?![\w-])")
 
 
 # One capitalised word mid-sentence before what a brand sells: "coupons for Olay skin care products", "a
 # Patagonia store", "the Duolingo app".
 BRAND_WORD = re.compile(
-    r"(?<=[a-z,] )[A-Z][a-z][\w&'-]*(?=(?:\s+[a-z-]+){0,2}\s+(?:products|brand|stores?|app|website|coupons?|"
+    r"(?<=[a-z,] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ][\w&'-]*"
+    r"(?=(?:\s+[a-z-]+){0,2}\s+(?:products|brand|stores?|app|website|coupons?|"
     r"gift cards?|subscription|membership|outlet|catalog(?:ue)?)\b)"
 )
 
@@ -221,7 +226,7 @@ def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
     ("generally, vilnius old town is a must") proves nothing about capitals and is left out, and so does an
     address ("www.olay.com", "@yogaglo")."""
     texts = [ADDRESS.sub(" ", t) for t in texts if not all_lower_case(t)]
-    return {w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-z][a-z'-]+", t)}
+    return {w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-zß-öø-ÿ][a-z'-]+", t)}
 
 
 ADDRESS = re.compile(r"\S*(?:[a-z0-9]\.(?:com|org|net|io|co|edu|gov|app|ai|tv|uk|de|fr|ca|au)\b|://|@)\S*", re.I)
@@ -275,7 +280,7 @@ DATED = re.compile(
 )
 
 
-ABBREVIATION = re.compile(r"(?=.*[a-z])(?=.{3}$)[A-Z][a-z]?[A-Z][a-z]?")
+ABBREVIATION = re.compile(r"(?=.*[a-zß-öø-ÿ])(?=.{3}$)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]?[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]?")
 
 
 def word_forms(words: Sequence[str]) -> list[str]:
@@ -355,7 +360,7 @@ def is_people_plural(name: str, text: str) -> bool:
     if " " in name or not name.endswith("s") or len(name) < 5:
         return False
     singular = name[:-1]
-    return re.search(rf"(?<![\w-]){re.escape(singular)}\s+[a-z]", text) is not None
+    return re.search(rf"(?<![\w-]){re.escape(singular)}\s+[a-zß-öø-ÿ]", text) is not None
 
 
 def initials(name: str) -> str:
@@ -369,7 +374,7 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
     if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
         return False
     letters = name.lower()
-    words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-z]*" for letter in letters)
+    words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-zß-öø-ÿ]*" for letter in letters)
     spelled = re.compile(rf"(?<![A-Za-z]){words}(?![A-Za-z])")
     return any(spelled.search(text) for _, text in turns)
 
@@ -377,7 +382,7 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
 # What follows a capitalised word and makes it a style of something, not a name: "Hatha or Yin yoga",
 # "Earl Grey tea", "Vinyasa flow". spaCy's small model reads such a word as a person.
 STYLE_OF = re.compile(
-    r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-Z][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
+    r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-ZÀ-ÖØ-Þ][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
     r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wine|grapes?|"
     r"spritzers?|cocktails?|recipes?|dish(?:es)?|drinks?|beers?|liquor|smoothies?|salads?|soups?|dumplings|noodles|"
     r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?)\b"
@@ -390,9 +395,9 @@ UI_ELEMENT_AFTER = re.compile(
 )
 # A name followed by a version and another capitalised word is the start of a longer name: "Java SE 11
 # Developer" (a certification), "Office 365 Business".
-VERSION_FRAGMENT = re.compile(r"^\s+v?\d[\w.]*\s+[A-Z]")
+VERSION_FRAGMENT = re.compile(r"^\s+v?\d[\w.]*\s+[A-ZÀ-ÖØ-Þ]")
 # "Narcos: Mexico", "Star Wars: The Last Jedi": a title and its subtitle, said mid-sentence.
-_TITLE_WORD = r"(?:[A-Z][\w'\u2019-]*|\d+)"
+_TITLE_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w'\u2019-]*|\d+)"
 SUBTITLE = re.compile(
     rf":\s+({_TITLE_WORD}(?:\s+(?:(?:of|the|and|a|an|in|on|to|from|for|at|with)\s+){{0,2}}{_TITLE_WORD}){{0,7}})"
 )

@@ -14,7 +14,7 @@ TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from i
 # What says a quoted title-case phrase is a work: its author ("by Naomi Alderman"), its medium after it
 # (the "Crash Course" channel), or a medium or a way of taking it in before it (the course "…", reading "…").
 WORK_AFTER_QUOTE = re.compile(
-    r"[\"\u201d'\u2019]?,?\s+(?:by\s+[A-Z]|(?:channel|podcast|series|course|class|book|novel|memoir|documentary|"
+    r"[\"\u201d'\u2019]?,?\s+(?:by\s+[A-ZÀ-ÖØ-Þ]|(?:channel|podcast|series|course|class|book|novel|memoir|documentary|"
     r"docuseries|album|song|single|film|movie|show|audiobook|playlist|article|essay|poem|play|musical|episode|"
     r"video|game|workshop|webinar|newsletter)\b)"
 )
@@ -31,8 +31,8 @@ TITLE_OPENERS = frozenset(
 )
 # "The Power of Habit by Charles Duhigg": a title in title case, unquoted, before its author's full name.
 TITLE_BY_AUTHOR = re.compile(
-    r"(?<![\w\"\u201c'\u2018])((?:The\s+|A\s+)?[A-Z][\w'\u2019-]*(?:\s+(?:(?:of|the|and|a|an|in|on|to|for|from)\s+){0,2}"
-    r"[A-Z][\w'\u2019-]*){1,6})\s+by\s+[A-Z][a-z]+(?:\s+[A-Z]\.)?\s+[A-Z][a-z]+"
+    r"(?<![\w\"\u201c'\u2018])((?:The\s+|A\s+)?[A-ZÀ-ÖØ-Þ][\w'\u2019-]*(?:\s+(?:(?:of|the|and|a|an|in|on|to|for|from)\s+){0,2}"
+    r"[A-ZÀ-ÖØ-Þ][\w'\u2019-]*){1,6})\s+by\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:\s+[A-ZÀ-ÖØ-Þ]\.)?\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
 )
 
 

@@ -495,3 +495,8 @@ def test_accented_names_emoji_and_the_verbs_around_a_name() -> None:
     assert found["Zoë Müller"].relation == "friend" and found["Søren"].relation == "cousin"  # type: ignore[attr-defined]
     assert "Zo" not in found and found["Disney+"].kind == "organisation"  # type: ignore[attr-defined]
     assert found["Zürich"].kind == "place" and found["Priyanka Venkataraman"].kind == "person"  # type: ignore[attr-defined]
+
+
+def test_a_name_that_starts_with_an_accented_capital_is_found() -> None:
+    kinds = _kinds_of([("user", "Next I want to read a novel by Émile Zola, and then something by Ángela Ruiz.")])
+    assert "Émile Zola" in kinds and "Ángela Ruiz" in kinds
