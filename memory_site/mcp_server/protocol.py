@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
-from urllib.parse import unquote, urlencode
+from urllib.parse import unquote, unquote_to_bytes, urlencode
 
 import mcp_types as types
 from django.contrib.auth.models import User
@@ -96,7 +96,9 @@ def _internal_request(call: Call, caller: Caller) -> WSGIRequest:
     request = WSGIRequest(
         {
             "REQUEST_METHOD": call.method,
-            "PATH_INFO": unquote(call.path),  # decoded, as a WSGI server hands it to Django
+            # Decoded, as a WSGI server hands it to Django: UTF-8 bytes read as Latin-1 (PEP 3333), so a name
+            # outside Latin-1 ("Łódź", "東京") reaches the view as itself.
+            "PATH_INFO": unquote_to_bytes(call.path).decode("latin-1"),
             "SCRIPT_NAME": "",
             "QUERY_STRING": urlencode(call.query or {}),
             "CONTENT_TYPE": "application/json",

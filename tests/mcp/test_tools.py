@@ -93,8 +93,14 @@ def test_kg_query_reaches_names_with_spaces_and_slashes(live_server: Any, person
     added = [
         ("kg_add", {"subject": "Anna Smith", "predicate": "works_at", "object": "Acme Labs"}),
         ("kg_add", {"subject": "R/D Team", "predicate": "based_in", "object": "Porto"}),
+        ("kg_add", {"subject": "Łódź Office", "predicate": "based_in", "object": "東京"}),
     ]
-    queried = [("kg_query", {"entity": "Anna Smith"}), ("kg_query", {"entity": "R/D Team"})]
+    queried = [
+        ("kg_query", {"entity": "Anna Smith"}),
+        ("kg_query", {"entity": "R/D Team"}),
+        ("kg_query", {"entity": "Łódź Office"}),
+    ]
     results = _calls(live_server.url, personas.owner.key, [*added, *queried])
     assert not any(result.is_error for result in results), results
-    assert "Acme Labs" in str(structured(results[2])) and "Porto" in str(structured(results[3]))
+    assert "Acme Labs" in str(structured(results[3])) and "Porto" in str(structured(results[4]))
+    assert "東京" in str(structured(results[5]))

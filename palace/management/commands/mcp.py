@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from typing import Any
 
@@ -12,6 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts.services import api_key_authenticate
 from memory_site.api.authentication import MESSAGE_INVALID_KEY
 from memory_site.mcp_server.protocol import Caller, handle, parse_error
+
+logger = logging.getLogger(__name__)
 
 MESSAGE_KEY_REVOKED = "The API key was revoked; restart with a valid --key."
 
@@ -48,7 +51,12 @@ class Command(BaseCommand):
                     {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32001, "message": MESSAGE_KEY_REVOKED}}
                 )
                 continue
-            answer = handle(message, Caller(owner=found.api_key.agent.owner, api_key=found.api_key, host=host))
+            try:
+                answer = handle(message, Caller(owner=found.api_key.agent.owner, api_key=found.api_key, host=host))
+            except Exception:  # one failed message must not end the session for the client
+                logger.exception("mcp: a message failed")
+                request_id = message.get("id") if isinstance(message, dict) else None
+                answer = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": "Internal error."}}
             if answer is not None:
                 self._send(answer)
 
