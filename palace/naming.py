@@ -71,37 +71,42 @@ def _ensure_named(
         return manager.get(owner_id=owner_id, slug=slug)
 
 
+def slug_of(name: str) -> str:
+    """A wing's or entity's slug: unique per owner ("unnamed" for a name slugify keeps nothing of)."""
+    return slugify(name)[:200] or "unnamed"
+
+
 def ensure_many(model: type[M], *, owner_id: int, kinds: Mapping[str, str]) -> dict[str, M]:
     """`ensure_named` for many names at once (name -> kind): one query finds the existing rows by slug
     or alias, one insert adds the missing ones (a concurrent insert of the same slug is skipped and
     read back). Fills the `remembered()` memo."""
     if not kinds:
         return {}
-    slug_of = {name: slugify(name)[:200] or "unnamed" for name in kinds}
+    slug_for = {name: slug_of(name) for name in kinds}
     lowered = sorted({name.lower() for name in kinds})
     manager = model._default_manager
     existing = list(
-        manager.filter(owner_id=owner_id).filter(Q(slug__in=set(slug_of.values())) | Q(aliases__has_any_keys=lowered))
+        manager.filter(owner_id=owner_id).filter(Q(slug__in=set(slug_for.values())) | Q(aliases__has_any_keys=lowered))
     )
 
     def match(name: str, rows: list[M]) -> M | None:
-        by_slug = next((r for r in rows if getattr(r, "slug") == slug_of[name]), None)  # noqa: B009
+        by_slug = next((r for r in rows if getattr(r, "slug") == slug_for[name]), None)  # noqa: B009
         return by_slug or next((r for r in rows if name.lower() in getattr(r, "aliases")), None)  # noqa: B009
 
     found = {name: row for name in kinds if (row := match(name, existing)) is not None}
     missing: dict[str, str] = {}
     for name in kinds:
-        if name not in found and slug_of[name] not in {slug_of[m] for m in missing}:
+        if name not in found and slug_for[name] not in {slug_for[m] for m in missing}:
             missing[name] = kinds[name]
     if missing:
         manager.bulk_create(
             [
-                model(owner_id=owner_id, name=n, slug=slug_of[n], aliases=[n.lower()], kind=k)
+                model(owner_id=owner_id, name=n, slug=slug_for[n], aliases=[n.lower()], kind=k)
                 for n, k in missing.items()
             ],
             ignore_conflicts=True,
         )
-        created = list(manager.filter(owner_id=owner_id, slug__in=[slug_of[n] for n in kinds if n not in found]))
+        created = list(manager.filter(owner_id=owner_id, slug__in=[slug_for[n] for n in kinds if n not in found]))
         for name in kinds:
             if name not in found and (row := match(name, created)) is not None:
                 found[name] = row

@@ -11,11 +11,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q
-from django.utils.text import slugify
 
 from ledger.models import WorkingMemorySnapshot
-from palace import preferences
+from palace import naming, preferences
 from palace.models import Drawer, Entity, PreferenceMention, PreferenceTopic, Relation, RelationCitation
 from palace.services import graph
 
@@ -86,25 +86,43 @@ def tagged_names(drawers: Iterable[Drawer]) -> set[str]:
 
 def forget_unmentioned_entities(owner: User, names: set[str], removal: Removal) -> None:
     """Mining keeps every name it finds as an entity, facts or not. Once the drawers tagged with a name are
-    forgotten, an entity of that name that no fact names and no remaining drawer is tagged with was only
-    known from them: it goes too (a conversation forgotten leaves no one's name behind)."""
+    forgotten, an entity of that name that no fact names and no remaining drawer is tagged with (by its name
+    or an alias, in any case) was only known from them: it goes too (a conversation forgotten leaves no
+    one's name behind). One scan of the owner's remaining tags, whatever the number of names."""
     if not names:
         return
     named_in_facts = Relation.objects.filter(Q(subject=OuterRef("pk")) | Q(object=OuterRef("pk")))
-    candidates = Entity.objects.filter(owner=owner, slug__in={slugify(n)[:200] for n in names}).filter(
-        ~Exists(named_in_facts)
+    lowered = sorted({n.lower() for n in names})
+    candidates = list(
+        Entity.objects.filter(owner=owner)
+        .filter(Q(slug__in={naming.slug_of(n) for n in names}) | Q(aliases__has_any_keys=lowered))
+        .filter(~Exists(named_in_facts))
     )
-    doomed = []
-    for entity in candidates:
-        spellings = {entity.name} | {n for n in names if slugify(n)[:200] == entity.slug}
-        tagged = Q()
-        for letter in ENTITY_TAGS:
-            for spelling in spellings:
-                tagged |= Q(**{f"tags__{letter}__contains": [spelling]})
-        if not Drawer.objects.filter(owner=owner).filter(tagged).exists():
-            doomed.append(entity.pk)
+    if not candidates:
+        return
+    spellings = {e.pk: {e.name.lower(), *(a.lower() for a in e.aliases or [])} for e in candidates}
+    still_tagged = _tagged_anywhere(owner, set().union(*spellings.values()))
+    doomed = [pk for pk, spelt in spellings.items() if not spelt & still_tagged]
     removal.add("entities", doomed)
     Entity.objects.filter(pk__in=doomed).delete()
+
+
+def _tagged_anywhere(owner: User, spellings: set[str]) -> set[str]:
+    """Which of these lower-cased names a remaining drawer of the owner's is tagged with."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT DISTINCT lower(name.value)
+            FROM {Drawer._meta.db_table} AS drawer,
+                 jsonb_each(drawer.tags) AS tag(letter, names),
+                 jsonb_array_elements_text(
+                     CASE WHEN jsonb_typeof(tag.names) = 'array' THEN tag.names ELSE '[]'::jsonb END
+                 ) AS name(value)
+            WHERE drawer.owner_id = %s AND tag.letter = ANY(%s) AND lower(name.value) = ANY(%s)
+            """,
+            [owner.pk, list(ENTITY_TAGS), sorted(spellings)],
+        )
+        return {row[0] for row in cursor.fetchall()}
 
 
 def remove_entities(owner: User, entities: list[Entity], removal: Removal) -> None:

@@ -239,6 +239,8 @@ def test_a_name_only_a_forgotten_conversation_held_goes_with_it(api: APIClient, 
     mine(owner, "trip", [{"role": "user", "content": "Next spring I am flying back to Lisbon for a week."}], MARCH)
     names = set(Entity.objects.filter(owner=owner).values_list("name", flat=True))
     assert {"Priyanka Venkataraman", "Lisbon"} <= names
+    # The other conversation tags the place in another case: it still names it.
+    Drawer.objects.filter(conversation__external_id="trip").update(tags={"l": ["LISBON"]})
     answer = api.delete("/api/v1/conversations/coffee", **h)
     assert answer.status_code == 200 and answer.json()["receipt"]["counts"]["entities"] == 1
     left = set(Entity.objects.filter(owner=owner).values_list("name", flat=True))
