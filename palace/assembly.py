@@ -175,12 +175,10 @@ def _searched(
     body: Callable[[Any], str],
     occurred_at: Callable[[Any], datetime],
 ) -> list[Piece]:
-    """Pieces from a hybrid search's hits (long-term entries, episodes, typed memories alike). A hit that
-    shares no word with the query and is less similar than RECALL_MIN_SIMILARITY is unrelated, as in
-    recall: the nearest vector of a small set is not relevant because it is nearest."""
+    """Pieces from a hybrid search's hits (long-term entries, episodes, typed memories alike), searched
+    with RECALL_MIN_SIMILARITY as recall is: the nearest vector of a small set is not relevant because it
+    is nearest, and a hit left out is neither counted as read nor takes the place of a related one."""
     best = max((h.keyword for h in hits), default=0.0)
-    floor = settings.RECALL_MIN_SIMILARITY
-    hits = [h for h in hits if h.keyword > 0 or (h.similarity is not None and h.similarity >= floor)]
     return [
         Piece(
             source=source,
@@ -201,7 +199,13 @@ def _long_term(q: ContextQuery) -> list[Piece]:
         return []
     return _searched(
         "long_term",
-        entry_search(agent=q.agent, query=q.text, limit=q.per_layer, vector=q.vector),
+        entry_search(
+            agent=q.agent,
+            query=q.text,
+            limit=q.per_layer,
+            vector=q.vector,
+            min_similarity=settings.RECALL_MIN_SIMILARITY,
+        ),
         label=lambda entry: f"[{entry.entry_type} {entry.created_at.astimezone(q.tz):%Y-%m-%d}]",
         body=lambda entry: entry.content,
         occurred_at=lambda entry: entry.created_at,
@@ -212,7 +216,13 @@ def _long_term(q: ContextQuery) -> list[Piece]:
 def _episodes(q: ContextQuery) -> list[Piece]:
     return _searched(
         "episodes",
-        hybrid_search(episodes_visible(owner=q.owner), query=q.text, vector=q.vector, limit=q.per_layer),
+        hybrid_search(
+            episodes_visible(owner=q.owner),
+            query=q.text,
+            vector=q.vector,
+            limit=q.per_layer,
+            min_similarity=settings.RECALL_MIN_SIMILARITY,
+        ),
         label=lambda episode: f"[episode {episode.occurred_at.astimezone(q.tz):%Y-%m-%d}]",
         body=lambda episode: episode.summary,
         occurred_at=lambda episode: episode.occurred_at,
@@ -225,7 +235,13 @@ def _typed_memories(q: ContextQuery) -> list[Piece]:
         return []
     return _searched(
         "typed_memories",
-        hybrid_search(typed_visible(agent=q.agent), query=q.text, vector=q.vector, limit=q.per_layer),
+        hybrid_search(
+            typed_visible(agent=q.agent),
+            query=q.text,
+            vector=q.vector,
+            limit=q.per_layer,
+            min_similarity=settings.RECALL_MIN_SIMILARITY,
+        ),
         label=lambda memory: f"[{memory.memory_type} memory]",
         body=lambda memory: memory.content,
         occurred_at=lambda memory: memory.created_at,

@@ -160,8 +160,10 @@ def entry_search(
     limit: int = 10,
     context: PersistentContext | None = None,
     vector: list[float] | None = None,
+    min_similarity: float | None = None,
 ) -> list[Hit[ContextEntry]]:
-    """Semantic (pgvector HNSW) and keyword search over the entries the agent may read, fused. Each
+    """Semantic (pgvector HNSW) and keyword search over the entries the agent may read, fused (an entry
+    sharing no word with the query and less similar than `min_similarity` is no hit). Each
     returned entry counts a use. The search is logged in each context that answered; a search within
     one `context` is logged there even when it finds nothing (it is still a read of that context)."""
     queryset = entries_readable(agent=agent)
@@ -169,7 +171,7 @@ def entry_search(
         queryset = queryset.filter(context=context)
     if vector is None:
         vector = providers.embed_query(owner_id=agent.owner_id, text=query)
-    hits = hybrid_search(queryset, query=query, vector=vector, limit=limit)
+    hits = hybrid_search(queryset, query=query, vector=vector, limit=limit, min_similarity=min_similarity)
     reads_record(queryset=ContextEntry.objects.filter(pk__in=[hit.item.pk for hit in hits]))
     by_context: dict[Any, list[str]] = {} if context is None else {context.pk: []}
     for hit in hits:
