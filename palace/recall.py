@@ -75,9 +75,6 @@ SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker",
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
 # "my sister", "my workout routine": what the person owns or relates to, in their own words.
 _MY_PHRASE = re.compile(r"\bmy ((?:[a-z]+ ){0,2}[a-z]{3,})\b", re.I)
-# The nearest passages read per query. On the dev and hard cases 30 gave what 100 gave (20 lost a question):
-# the passages that lift a drawer into the top are among the nearest few dozen. 40 is one HNSW pass at the
-# default ef_search, and no look-up of the other candidates' passages is needed (bench README, longmemeval).
 # A turn that is only a greeting, thanks or assent ("hi", "Thanks!", "ok, sounds good"): nothing to recall.
 PHATIC = re.compile(
     r"\W*(?:(?:hi|hello|hey|heya|hiya|yo|thanks|thank|you|thx|ty|ok|okay|k|sure|yes|yeah|yep|no|nope|bye|goodbye|"
@@ -85,6 +82,9 @@ PHATIC = re.compile(
     r"that|lol|wow|oh|ah|hmm|please|welcome|much|so|very|all|again)\W*){1,6}",
     re.I,
 )
+# The nearest passages read per query. On the dev and hard cases 30 gave what 100 gave (20 lost a question):
+# the passages that lift a drawer into the top are among the nearest few dozen. 40 is one HNSW pass at the
+# default ef_search, and no look-up of the other candidates' passages is needed (bench README, longmemeval).
 PASSAGE_CANDIDATES = 40
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 # A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.

@@ -14,6 +14,7 @@ from django.db.models.functions import Coalesce, TruncDate
 from palace.models import (
     ActivityEvent,
     Closet,
+    Conversation,
     Drawer,
     DrawerRead,
     Entity,
@@ -102,6 +103,10 @@ def drawer_neighbours(*, drawer: Drawer) -> tuple[Drawer | None, Drawer | None]:
     before = siblings.filter(turn_index__lt=drawer.turn_index).order_by("-turn_index").first()
     after = siblings.filter(turn_index__gt=drawer.turn_index).order_by("turn_index").first()
     return before, after
+
+
+def conversation_exists(*, owner: User, external_id: str) -> bool:
+    return Conversation.objects.filter(owner=owner, external_id=external_id).exists()
 
 
 def drawers_of_conversation(*, owner: User, external_id: str) -> QuerySet[Drawer]:

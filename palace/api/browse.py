@@ -17,7 +17,7 @@ from memory_site.api.lists import ListOutput
 from memory_site.api.pagination import paginated_response
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import selectors
-from palace.models import Closet, Conversation, Drawer, Room, Wing
+from palace.models import Closet, Drawer, Room, Wing
 
 MESSAGE_NOT_FOUND = {
     "wing": "Wing not found.",
@@ -213,7 +213,7 @@ class ConversationDrawersApi(APIView):
     def get(self, request: Request, conversation_id: str) -> Response:
         owner = request_owner(request)
         # An unknown id is a 404, as for the conversation's other endpoints; a known one may have no drawer yet.
-        _found("conversation", Conversation.objects.filter(owner=owner, external_id=conversation_id).first())
+        _found("conversation", selectors.conversation_exists(owner=owner, external_id=conversation_id) or None)
         drawers = selectors.drawers_of_conversation(owner=owner, external_id=conversation_id)
         return paginated_response(request, self, drawers, DrawerOutput)
 
