@@ -214,7 +214,9 @@ class EntryUpdateApi(EntryApi):
     def patch(self, request: Request, context_id: uuid.UUID, entry_id: uuid.UUID) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = self.entry(self.context(context_id, "write"), entry_id)
+        context = self.context(context_id, "write")
+        memory_require_enabled(owner=context.owner)  # a new version is kept: not while paused (409)
+        entry = self.entry(context, entry_id)
         new = services.entry_update_content(agent=calling_agent(request), entry=entry, **data.validated_data)
         return Response(ContextEntryOutput(new).data)
 

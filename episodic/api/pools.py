@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.services import memory_require_enabled
 from episodic.api.common import AgentAccessControl, ListedChoiceField, check_agents, one_of, serialized
 from episodic.models import MemoryPool
 from episodic.selectors import pools as selectors
@@ -223,8 +224,10 @@ class PoolWriteApi(PoolApi):
     def put(self, request: Request, pool_id: str) -> Response:
         data = WriteInput(data=request.data)
         data.is_valid(raise_exception=True)
+        pool = self.pool(pool_id, "write")
+        memory_require_enabled(owner=pool.owner)  # paused memory keeps nothing new (409)
         pool = services.pool_write(
-            pool=self.pool(pool_id, "write"),
+            pool=pool,
             data=data.validated_data["data"],
             expected_version=data.validated_data.get("version"),
         )
@@ -241,8 +244,10 @@ class PoolMergeApi(PoolApi):
     def patch(self, request: Request, pool_id: str) -> Response:
         data = MergeInput(data=request.data)
         data.is_valid(raise_exception=True)
+        pool = self.pool(pool_id, "write")
+        memory_require_enabled(owner=pool.owner)  # paused memory keeps nothing new (409)
         pool = services.pool_merge(
-            pool=self.pool(pool_id, "write"),
+            pool=pool,
             patch=data.validated_data["data"],
             expected_version=data.validated_data.get("version"),
         )

@@ -14,7 +14,7 @@ from ledger.models import WorkingMemorySnapshot
 from palace.models import ActivityEvent, Conversation, Drawer, MiningJob, Relation
 from palace.services import intake, jobs
 from tests.conftest import Personas
-from tests.episodic.factories import make_context
+from tests.episodic.factories import make_context, make_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -189,6 +189,8 @@ def test_pause_refuses_what_would_be_kept_and_leaves_the_live_working_memory(
 ) -> None:
     h = personas.owner.headers
     context = make_context(personas.owner)
+    entry = make_entry(personas.owner, context, "The deadline is May 1.")
+    assert api.post("/api/v1/pools", {"pool_id": "plan"}, format="json", **h).status_code == 201
     assert api.put("/api/v1/working-memory/live", {"fields": {"step": 1}}, format="json", **h).status_code == 200
     assert _put(api, h, {"enabled": False}).status_code == 200
     refused = [
@@ -196,6 +198,9 @@ def test_pause_refuses_what_would_be_kept_and_leaves_the_live_working_memory(
         api.put("/api/v1/short-term/live/note", {"value": "x"}, format="json", **h),
         api.post(f"/api/v1/contexts/{context.pk}/entries", {"content": "a fact"}, format="json", **h),
         api.post("/api/v1/tiers/write", {"key": "k", "value": "v"}, format="json", **h),
+        api.patch(f"/api/v1/contexts/{context.pk}/entries/{entry.pk}", {"content": "May 8."}, format="json", **h),
+        api.put("/api/v1/pools/plan", {"data": {"goal": "x"}}, format="json", **h),
+        api.patch("/api/v1/pools/plan", {"data": {"goal": "y"}}, format="json", **h),
         api.post(
             "/api/v1/kg/relations", {"subject": "Alice", "predicate": "works_at", "object": "Acme"}, format="json", **h
         ),
@@ -203,7 +208,8 @@ def test_pause_refuses_what_would_be_kept_and_leaves_the_live_working_memory(
     assert [r.status_code for r in refused] == [409] * len(refused), [r.content for r in refused]
     assert all(r.json()["extra"]["reason"] == "memory_paused" for r in refused)
     assert not WorkingMemorySnapshot.objects.exists() and not ShortTermMemory.objects.exists()
-    assert not ContextEntry.objects.exists() and not Relation.objects.exists()
+    assert list(ContextEntry.objects.values_list("content", flat=True)) == ["The deadline is May 1."]
+    assert not Relation.objects.exists()
     # The conversation in progress keeps its scratch state (Redis, expiring): an agent mid-task does not break.
     assert api.put("/api/v1/working-memory/live", {"fields": {"step": 2}}, format="json", **h).status_code == 200
     assert _put(api, h, {"enabled": True}).status_code == 200
