@@ -45,6 +45,8 @@ PROJECT = re.compile(
 )
 # An app the user uses, by name ("an app called Down Dog"): an organisation's product, whatever NER says.
 APP = re.compile(r"\bapp\s+(?:called|named)\s+((?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+){0,2})")
+# Where an owned thing's words end and the sentence goes on: "owns the board and I'm doing the electronics".
+CLAUSE_WORD = re.compile(r"\b(?:and|or|but|so|because|while|when|which|that|who|since|until|if|to|for|with|I)\b")
 OWNS = re.compile(
     r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:owns|has bought|bought|has)\s+(?:a|an|the|his|her|their)\s+"
     r"((?:[A-Za-z0-9-]+\s){0,2}[A-Za-z0-9-]+)"
@@ -172,7 +174,9 @@ def triples(text: str, found: Extraction) -> list[Triple]:
     for match in OWNS.finditer(text):
         owner = next((p for p in people if ner.key(match.group(1)) in {ner.key(a) for a in p.aliases}), None)
         if owner is not None:
-            result.append(Triple(owner.name, "owns", match.group(2).lower(), True, 0.8))
+            thing = CLAUSE_WORD.split(match.group(2))[0].strip().lower()  # "the board and I'm …": the board
+            if thing:
+                result.append(Triple(owner.name, "owns", thing, True, 0.8))
     for person in people:
         if person.relation and _names(text, person):
             result.append(Triple(person.name, "relation_to_user", person.relation, False, 0.9))

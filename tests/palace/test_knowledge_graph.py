@@ -162,3 +162,19 @@ def test_an_entity_whose_name_holds_a_slash_is_read_and_forgotten_by_that_name(
     assert forgotten.status_code == 200 and forgotten.json()["receipt"]["counts"]["entities"] == 1
     assert api.get("/api/v1/kg/entities/A%2FB", **h).status_code == 404
     assert api.get("/api/v1/kg/entities/C", **h).status_code == 200
+
+
+def test_an_owned_thing_ends_where_the_sentence_goes_on(api: APIClient, personas: Personas) -> None:
+    turns = [
+        {
+            "role": "user",
+            "content": "Derek and I are rebuilding the Efoil project. Derek owns the board and I'm doing the wiring.",
+        },
+        {"role": "user", "content": "Derek and I tested it on the lake. Derek is great."},
+    ]
+    api.post(
+        "/api/v1/conversations", {"conversation_id": "c2", "turns": turns}, format="json", **personas.owner.headers
+    )
+    mining.conversation_mine(conversation=Conversation.objects.get(external_id="c2"))
+    owns = Relation.objects.get(subject__name="Derek", predicate="owns")
+    assert owns.object is not None and owns.object.name == "board"
