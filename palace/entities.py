@@ -135,6 +135,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if title:  # spaCy leaves the title out: "Dr. Patel" is the more complete form
                 names = [f"{title.group(0)}{n}" if i == 0 else n for i, n in enumerate(names)]
             for name in names:
+                if not name:  # an emoji the small model labelled ("🙂" as ORG): nothing is left of it
+                    continue
                 if name.lower() in ALIASES:  # "NYC": a known short form of a place, named in full
                     found.append((ALIASES[name.lower()], "place"))
                     continue

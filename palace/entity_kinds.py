@@ -135,7 +135,7 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
     a quoted title or "reading X" makes a work, "in X" a place, "on X" / "X's app" an organisation; a
     brand list beats the small model; "The Beatles" is a band, not a person."""
     kind = kind_of(name, label)
-    if kind is None:
+    if kind is None or not name.strip():
         return None
     if known_kind(name):
         return known_kind(name)

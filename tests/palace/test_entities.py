@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from palace import extraction, titles, topics
 from palace.entities import conversation_entities
+from palace.entity_kinds import kind_in_context
 from palace.entity_names import capitalised_runs
 
 CHAT = [
@@ -500,3 +501,9 @@ def test_accented_names_emoji_and_the_verbs_around_a_name() -> None:
 def test_a_name_that_starts_with_an_accented_capital_is_found() -> None:
     kinds = _kinds_of([("user", "Next I want to read a novel by Émile Zola, and then something by Ángela Ruiz.")])
     assert "Émile Zola" in kinds and "Ángela Ruiz" in kinds
+
+
+def test_an_emoji_the_small_model_labels_is_no_name_and_no_crash() -> None:
+    text = "I come from the west of Ireland so I am really looking forward to it 🙂. #wellbeing #phd #academictwitter"
+    assert all(entity.name.strip() for entity in conversation_entities([("user", text)]))
+    assert kind_in_context("", "ORG", "thanks ", False, " and") is None
