@@ -37,6 +37,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent
@@ -193,6 +194,13 @@ def _searched(
     ]
 
 
+def _hybrid(q: ContextQuery, queryset: QuerySet[Any]) -> list[Hit[Any]]:
+    """The layer's search, with recall's relevance floor."""
+    return hybrid_search(
+        queryset, query=q.text, vector=q.vector, limit=q.per_layer, min_similarity=settings.RECALL_MIN_SIMILARITY
+    )
+
+
 @layer("long_term")
 def _long_term(q: ContextQuery) -> list[Piece]:
     if q.agent is None:
@@ -216,13 +224,7 @@ def _long_term(q: ContextQuery) -> list[Piece]:
 def _episodes(q: ContextQuery) -> list[Piece]:
     return _searched(
         "episodes",
-        hybrid_search(
-            episodes_visible(owner=q.owner),
-            query=q.text,
-            vector=q.vector,
-            limit=q.per_layer,
-            min_similarity=settings.RECALL_MIN_SIMILARITY,
-        ),
+        _hybrid(q, episodes_visible(owner=q.owner)),
         label=lambda episode: f"[episode {episode.occurred_at.astimezone(q.tz):%Y-%m-%d}]",
         body=lambda episode: episode.summary,
         occurred_at=lambda episode: episode.occurred_at,
@@ -235,13 +237,7 @@ def _typed_memories(q: ContextQuery) -> list[Piece]:
         return []
     return _searched(
         "typed_memories",
-        hybrid_search(
-            typed_visible(agent=q.agent),
-            query=q.text,
-            vector=q.vector,
-            limit=q.per_layer,
-            min_similarity=settings.RECALL_MIN_SIMILARITY,
-        ),
+        _hybrid(q, typed_visible(agent=q.agent)),
         label=lambda memory: f"[{memory.memory_type} memory]",
         body=lambda memory: memory.content,
         occurred_at=lambda memory: memory.created_at,

@@ -46,7 +46,6 @@ best 5 and moves them to the top (palace/rerank.py); a failure keeps the fused o
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -65,23 +64,13 @@ from accounts.models import Agent, MemorySettings
 from accounts.services import memory_settings_ensure
 from episodic import providers
 from palace import anchors, keywords, pending, preferences, temporal
+from palace import recall_cues as cues
 from palace.models import Drawer, Passage
 from palace.rerank import RERANK_POOL, rerank, rerank_wanted
 
 logger = logging.getLogger(__name__)
 
 SIGNALS = ("semantic", "keyword", "temporal", "preference", "pinned", "speaker", "entity")
-# A question about the person ("what have I …", "my sister") is answered by what they said.
-FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
-# "my sister", "my workout routine": what the person owns or relates to, in their own words.
-_MY_PHRASE = re.compile(r"\bmy ((?:[a-z]+ ){0,2}[a-z]{3,})\b", re.I)
-# A turn that is only a greeting, thanks or assent ("hi", "Thanks!", "ok, sounds good"): nothing to recall.
-PHATIC = re.compile(
-    r"\W*(?:(?:hi|hello|hey|heya|hiya|yo|thanks|thank|you|thx|ty|ok|okay|k|sure|yes|yeah|yep|no|nope|bye|goodbye|"
-    r"great|cool|nice|good|morning|evening|afternoon|night|there|cheers|alright|awesome|perfect|got|it|sounds|"
-    r"that|lol|wow|oh|ah|hmm|please|welcome|much|so|very|all|again)\W*){1,6}",
-    re.I,
-)
 # The nearest passages read per query. On the dev and hard cases 30 gave what 100 gave (20 lost a question):
 # the passages that lift a drawer into the top are among the nearest few dozen. 40 is one HNSW pass at the
 # default ef_search, and no look-up of the other candidates' passages is needed (bench README, longmemeval).
@@ -220,19 +209,6 @@ def _distance(drawer: float | None, passage: float | None) -> float | None:
     return passage if drawer is None else min(drawer, passage)
 
 
-def _own_words(query: str) -> re.Pattern[str] | None:
-    """The query's "my …" phrases (up to three words, the last a noun-like word), as a pattern that
-    finds the person saying them: "my sister" in "a gift for my sister's birthday"."""
-    phrases: set[str] = set()
-    for match in _MY_PHRASE.finditer(query):
-        words = match.group(1).lower().split()
-        phrases.update(" ".join(words[:n]) for n in range(1, len(words) + 1) if len(words[n - 1]) >= 3)
-    if not phrases:
-        return None
-    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
-    return re.compile(rf"\bmy (?:{alternatives})\b", re.I)
-
-
 def _pair_key(row: dict[str, Any]) -> tuple[Any, int]:
     """A user (or system) turn and the answer after it share a key: (conversation, question's index)."""
     index = row["turn_index"]
@@ -330,8 +306,8 @@ def recall(
     elif isinstance(when, temporal.Recency):
         result.when = {"expression": when.label, "recency": True}
     lexeme_weights = keywords.lexeme_weights(lexemes)
-    first_person = bool(FIRST_PERSON.search(query))
-    mine = _own_words(query) if first_person else None
+    first_person = bool(cues.FIRST_PERSON.search(query))
+    mine = cues.own_words(query) if first_person else None
     recurring = preferences.recurring_scores(
         owner_id=owner.pk, query=query, drawers={pk: (r["content"], r["tags"] or {}) for pk, r in rows.items()}
     )
@@ -352,7 +328,7 @@ def recall(
             signals["speaker"] = 0.0
         signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0
         if signals["keyword"] == 0 and (
-            signals["semantic"] < settings.RECALL_MIN_SIMILARITY or PHATIC.fullmatch(row["content"])
+            signals["semantic"] < settings.RECALL_MIN_SIMILARITY or cues.PHATIC.fullmatch(row["content"])
         ):
             # Unrelated: time or preference alone never make a drawer relevant, and a bare "hi" or "thanks!"
             # sits near every query the embedder cannot place (gibberish, a new subject) without saying anything.
