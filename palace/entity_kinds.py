@@ -187,13 +187,15 @@ def kind_of(name: str, label: str) -> str | None:
         return None
     if CASE_NAME.search(name):
         return "work"  # "Brown v. Board of Education": a court case
+    if ACRONYM_AND_NOUNS.fullmatch(name):
+        return "topic"  # "BBQ party", "SEO tips": a subject, whatever the small model read
     if name.endswith("ism") and " " not in name:  # Judaism, Buddhism: a topic, not an organisation
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
     if DENOMINATION.match(name):
         return "organisation"
-    if (PLACE_SUFFIX.search(name) or PLACE_PREFIX.match(name)) and label in (
+    if place_shaped(name) and label in (
         "ORG",
         "PERSON",
         "FAC",
@@ -213,6 +215,21 @@ def kind_of(name: str, label: str) -> str | None:
     if personal_name(name) and not known_kind(name) and label in ("PERSON", "GPE", "LOC", "FAC"):
         return "person"  # "Anish Kapoor" read as a place
     return kind
+
+
+ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
+
+
+def place_shaped(name: str) -> bool:
+    """A place word ends or starts the name ("Navy Pier", "Lake Tahoe"); a given name and a compass point
+    is a person's name ("Claire North", "Kanye West")."""
+    if PLACE_PREFIX.match(name):
+        return True
+    suffix = PLACE_SUFFIX.search(name)
+    return suffix is not None and not (suffix.group(0) in COMPASS and personal_name(name))
+
+
+COMPASS = frozenset(("North", "South", "East", "West"))
 
 
 # A title that makes a person of the name it starts ("Infanta Isabella"), where the small model reads ORG.
@@ -235,7 +252,7 @@ def shape_kind(name: str) -> str | None:
         return "work"
     if DENOMINATION.match(name):
         return "organisation"  # "the Catholic Church": a body, not a building
-    if PLACE_SUFFIX.search(name) or PLACE_PREFIX.match(name):
+    if place_shaped(name):
         return "place"
     if PROJECT_SUFFIX.search(name):
         return "project"
@@ -259,7 +276,15 @@ ORG_NOUNS = (
     r"(?:company|brand|startup|retailer|chain|restaurant|caf[eé]|bakery|shop|store|app|platform|website|service|"
     r"organi[sz]ation|non-?profit|charity|band|label|publisher|studio|venue|team|club|school|university|museum)"
 )
-PLACE_NOUNS = r"(?:city|town|village|neighbou?rhood|district|island|region|country|state|province|county|suburb)"
+PLACE_NOUNS = (
+    r"(?:city|cities|town|village|neighbou?rhood|district|island|region|country|countries|state|province|county|"
+    r"suburb|destination|place)"
+)
+# What is sold under a brand: "thermostats like Nest", "sneakers such as Vans".
+PRODUCT_NOUNS = (
+    r"(?:devices|gadgets|products|thermostats|speakers|headphones|earbuds|laptops|phones|smartphones|tablets|"
+    r"cameras|bulbs|sneakers|shoes|boots|cars|watches|appliances|software|programs|websites|sites|tools)"
+)
 WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
     r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack)"
@@ -288,7 +313,8 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
 )
 # The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
-LISTED = r"(?:[A-ZÀ-ÖØ-Þ][\w'&.-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'&.-]*){0,3},?\s+(?:(?:or|and)\s+)?){0,4}"
+# Case-sensitive inside patterns that are not: a list of names, not any words.
+LISTED = r"(?-i:(?:[A-ZÀ-ÖØ-Þ][\w'&.-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'&.-]*){0,3},?\s+(?:(?:or|and)\s+)?){0,4})"
 CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
@@ -303,6 +329,15 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
             r"\b" + ORG_NOUNS + r"s?\s*,?\s+(?:like|such as|including|called|named)\s+(?:the\s+)?" + LISTED + r"$", re.I
         ),
         "organisation",
+    ),
+    (
+        re.compile(r"\b" + PRODUCT_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+(?:the\s+)?" + LISTED + r"$", re.I),
+        "organisation",  # "smart thermostats like Nest or Ecobee": things sold under a brand
+    ),
+    (re.compile(r"\b" + PERSON_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I), "person"),
+    (
+        re.compile(r"\b" + PLACE_NOUNS + r"s?\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I),
+        "place",
     ),
     (
         re.compile(r"\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}" + ORG_NOUNS + r",\s+(?:the\s+)?$", re.I),

@@ -46,7 +46,8 @@ NOT_ENTITIES = frozenset(
 }
 
 # A stand-in for a name in an example ("XYZ University", "ABC Corp" is left: it is also a network).
-PLACEHOLDER = re.compile(r"\bXYZ\b")
+LONGEST_WORD = 40
+PLACEHOLDER = re.compile(r"\bXYZ\b|^(?:John|Jane) Doe$|^Lorem Ipsum$")  # sample names, not someone
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
 ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-ZÀ-ÖØ-Þ])")
@@ -179,7 +180,11 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         if len(words) < 2 and not (has_model or camel or compound):
             continue
         alpha = word_forms(words)
-        if not (has_model or compound or visited) and (not alpha or all(common_word(w, lower_words) for w in alpha)):
+        # Common words, unless three or more end on a place, venue or event word ("the Red Rock State Park").
+        institution = len(alpha) >= 3 and (INSTITUTION.search(name) or EVENT_SUFFIX.search(name))
+        if not (has_model or compound or visited or institution) and (
+            not alpha or all(common_word(w, lower_words) for w in alpha)
+        ):
             continue
         runs.append((start, start + len(name), name))
     return runs
@@ -309,6 +314,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     words = text.split()
     if len([w for w in words if w not in ("by", "of", "de", "the")]) > 6 or text.endswith(("?", "!")):
         return False
+    if max(len(w) for w in words) > LONGEST_WORD:  # a token, a key or a URL, not a name
+        return False
     # "Siege Tanks", "Sweet Potatoes": a person's name does not end in a common plural noun
     if label == "PERSON" and len(words) > 1 and words[-1].endswith("s") and common_word(words[-1], lower_words):
         return False
@@ -341,7 +348,8 @@ DISH_WORDS = frozenset(
     tart cookies cookie muffins bread pancakes waffles omelette omelet frittata quiche casserole chili
     noodles ramen stir-fry smoothie latte chicken beef pork salmon shrimp tofu masala tikka alfredo
     carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki tea teas coffee espresso cappuccino
-    macchiato mocha lemonade juice cocktail""".split()
+    macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
+    cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta""".split()
 )
 
 

@@ -33,7 +33,8 @@ QUERY_FILLER = frozenset(
 
 
 def query_words(query: str) -> list[str]:
-    words = [re.sub(r"[^a-z0-9]", "", w.lower()) for w in content_words(query)]
+    # Letters of any script and digits; a hyphenated word stays whole (the stemmer indexes it and its parts).
+    words = [re.sub(r"[^\w-]|_", "", w.lower()).strip("-") for w in content_words(query)]
     return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in QUERY_FILLER))[:MAX_QUERY_WORDS]
 
 

@@ -28,6 +28,9 @@ def remembered() -> Iterator[None]:
         _memo.reset(token)
 
 
+NAME_LIMIT = 200
+
+
 def find_named(model: type[M], *, owner_id: int, name: str) -> M | None:
     """The owner's row of `model` called `name`, by slug or by alias (case-insensitive)."""
     slug = slugify(name)[:200] or "unnamed"
@@ -44,6 +47,7 @@ def ensure_named(
     """The owner's row of `model` called `name` — by slug, or by alias (case-insensitive) — created
     when missing. A concurrent creation loses to the unique (owner, slug) constraint and reads the
     winner's row."""
+    name = name[:NAME_LIMIT].strip()  # the name column's width: a caller's longer name is cut, never a crash
     memo = _memo.get()
     key = (model, owner_id, name.lower())
     if memo is not None and key in memo:

@@ -34,6 +34,7 @@ STATED = re.compile(
 )
 TERMS_PER_CONVERSATION = 40
 VOCABULARY_SHARE = 0.3
+MAX_TERM = 60
 MIN_ROOMS_FOR_VOCABULARY = 10  # with fewer conversations, no term is called vocabulary
 
 
@@ -44,7 +45,8 @@ def states_preference(text: str) -> bool:
 def terms_of(text: str, tags: dict[str, list[str]]) -> set[str]:
     """The terms a user turn counts for (forgetting it takes the same ones back)."""
     names = {value.lower()[:200] for key in ("p", "l", "i", "e") for value in tags.get(key, [])}
-    return {word for word in content_words(text) if len(word) > 2} | names
+    # A word longer than MAX_TERM is a token, a key or a URL's tail, not something the person talks about.
+    return {word for word in content_words(text) if 2 < len(word) <= MAX_TERM} | names
 
 
 def record(*, owner_id: int, room: Room, turns: Iterable[tuple[str, str, dict[str, list[str]]]]) -> None:

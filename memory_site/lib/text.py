@@ -20,7 +20,8 @@ STOPWORDS = frozenset(
     actually just still even already anyway""".split()
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_TOKEN = re.compile(r"[a-zA-Z][a-zA-Z0-9'+-]*")
+# A word: a letter (any script's, accented ones included: "Hélène", "Müller"), then letters, digits, ' + -.
+_TOKEN = re.compile(r"[^\W\d_](?:[^\W_]|['+-])*")
 
 
 def sentences(text: str) -> list[str]:

@@ -201,6 +201,19 @@ def test_a_turn_with_no_text_is_kept_as_a_turn_and_never_filed(api: APIClient, p
     assert _mine()["drawers"] == 0  # and stays so
 
 
+def test_a_very_long_word_is_filed_verbatim_and_mines_like_any_other(api: APIClient, personas: Personas) -> None:
+    token = "A" * 201
+    name = "Zanzibarquintessentialhyperextraordinarily" * 6  # one capitalised word, 252 characters
+    turns = [
+        {"role": "user", "content": f"My API token is {token} and I keep it safe. Ask {name} about it."},
+        {"role": "user", "content": f"https://example.com/{'x' * 400} is the link Derek sent about the Efoil."},
+    ]
+    _post(api, personas.owner.headers, turns=turns)
+    assert _mine()["drawers"] == 2
+    assert [d.content for d in Drawer.objects.order_by("turn_index")] == [t["content"] for t in turns]
+    assert all(len(w.name) <= 200 for w in Wing.objects.all())
+
+
 def test_an_empty_conversation_mines_to_nothing(api: APIClient, personas: Personas) -> None:
     _post(api, personas.owner.headers, turns=[])
     assert set(_mine().values()) == {0}

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from palace import extraction, titles, topics
 from palace.entities import conversation_entities
+from palace.entity_aliases import Entity, drop_derived
 from palace.entity_kinds import kind_in_context
 from palace.entity_names import capitalised_runs
+from palace.entity_votes import brands_of_products
+from palace.pasted_code import split_code
 
 CHAT = [
     (
@@ -507,3 +510,57 @@ def test_an_emoji_the_small_model_labels_is_no_name_and_no_crash() -> None:
     text = "I come from the west of Ireland so I am really looking forward to it 🙂. #wellbeing #phd #academictwitter"
     assert all(entity.name.strip() for entity in conversation_entities([("user", text)]))
     assert kind_in_context("", "ORG", "thanks ", False, " and") is None
+
+
+def test_pasted_code_gives_no_wings_and_the_prose_around_it_still_does() -> None:
+    code = (
+        "what is this code doing:\n\nimport java.util.Scanner;\npublic class GradeBook {\n static void prompt(){\n"
+        " // Ask for the marks\n Scanner scanner=new Scanner(System.in);\n };\n}"
+    )
+    kinds = _kinds_of(
+        [
+            ("user", code),
+            ("assistant", 'The class "GradeBook" uses a Scanner to read input, much as John Doe would type it.'),
+            ("user", "Thanks, my mentor Priya Raman wrote GradeBook originally."),
+        ]
+    )
+    assert kinds == {"Priya Raman": "person"}
+    prose, identifiers = split_code("I paid for it on Monday; it came on Friday.\nThen I asked Priya Raman.")
+    assert "Priya Raman" in prose and "Monday" in prose and not identifiers  # one line ending in ";" is prose
+
+
+def test_names_in_one_list_share_a_kind_and_the_verb_before_the_list() -> None:
+    books = _kinds_of([("user", "I loved reading Circe, The Song of Achilles, Mexican Gothic and Piranesi this year.")])
+    assert books and set(books.values()) == {"work"}
+    films = _kinds_of(
+        [("user", "This month I watched Captain Marvel, Shazam, Crazy Rich Asians and Rogue One with my brother.")]
+    )
+    assert films.get("Captain Marvel") == "work" and films.get("Crazy Rich Asians") == "work"  # whole names
+
+
+def test_kinds_from_product_words_place_words_and_compass_points() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "My smart home has devices like Nest, Ecobee and LIFX, and I read a novel by Claire North."),
+            ("user", "We hiked the Red Rock State Park. Then I made the Mediterranean Skewers for our BBQ party."),
+            ("assistant", "The red rock formations of that state park are stunning."),
+        ]
+    )
+    assert kinds.get("Ecobee") == "organisation" and kinds.get("Claire North") == "person"
+    assert kinds.get("Red Rock State Park") == "place"  # common words, but a park's name
+    assert "Mediterranean Skewers" not in kinds and kinds.get("BBQ party") in (None, "topic")
+
+
+def test_a_title_cut_before_of_joins_the_whole_and_a_product_is_found_by_its_brand() -> None:
+    cut = Entity("The First Fifteen Lives", "work", 2, {"the first fifteen lives"})
+    whole = Entity("First Fifteen Lives of Harry August", "work", 5, {"first fifteen lives of harry august"})
+    kept = drop_derived([whole, cut])
+    assert kept == [whole] and whole.name == "The First Fifteen Lives of Harry August" and whole.mentions == 7
+    assert "the first fifteen lives" in whole.aliases
+    product, brand_named = (
+        Entity("Dell XPS", "organisation", 3, {"dell xps"}),
+        Entity("Nike", "organisation", 1, {"nike"}),
+    )
+    shoe = Entity("Nike Pegasus", "organisation", 1, {"nike pegasus"})
+    brands_of_products([product, brand_named, shoe])
+    assert "dell" in product.aliases and "nike" not in shoe.aliases  # Nike has a wing of its own

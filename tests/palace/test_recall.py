@@ -45,6 +45,25 @@ def test_a_drawer_only_the_keyword_signal_finds(personas: Personas) -> None:
     assert result.hits[0].signals["keyword"] == 1.0 and result.hits[0].signals["semantic"] == 0.0
 
 
+def test_accented_names_are_found_by_their_words(personas: Personas) -> None:
+    owner = personas.owner.user
+    found, other = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "My pottery teacher is Hélène Müller-Lefèvre, from Besançon."},
+            {"role": "assistant", "content": "Noted, pottery on Thursdays then."},
+        ],
+        MARCH,
+    )
+    set_vector(found, None)
+    set_vector(other, unit((1, 1.0)))
+    for query in ("Hélène", "who is Müller-Lefèvre?", "Besançon"):
+        result = recall(owner=owner, query=query, vector=unit((0, 1.0)))
+        assert [h.drawer.pk for h in result.hits] == [found.pk], query
+        assert result.hits[0].signals["keyword"] == 1.0
+
+
 def test_a_drawer_only_the_vector_finds(personas: Personas) -> None:
     owner = personas.owner.user
     meaning, unrelated = mine(
@@ -316,7 +335,7 @@ def test_a_failed_rerank_keeps_the_fused_order_and_says_so(
     personas: Personas, use_providers: Any, stub_openai: str, marker: str
 ) -> None:
     drawers = _rerank_setup(personas, use_providers, stub_openai, RERANK_TIMEOUT=1)
-    query = f"lighter-than-air craft {marker}"
+    query = f"buoyant craft {marker}"  # no word of any drawer: the fused order is the vectors'
     result = recall(owner=personas.owner.user, query=query, vector=unit((RERANK_AXIS, 1.0)))
     assert result.rerank["used"] is False and "fused order kept" in result.rerank["error"]
     assert [h.drawer.pk for h in result.hits] == [d.pk for d in drawers]

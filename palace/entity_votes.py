@@ -1,0 +1,100 @@
+"""How an entity's kind is settled once the whole conversation is read: the words around every mention
+vote ("X, a UK-based YouTuber"), names said in one list are things of one kind, and a product named with its
+brand is found by the brand's name too."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from palace.entity_aliases import Entity
+from palace.entity_kinds import cue_kind, shape_kind
+from palace.gazetteers import BRANDS, known_kind
+
+
+def brands_of_products(entities: Sequence[Entity]) -> None:
+    """A product named with its brand ("Dell XPS", "Instagram Stories", "Adidas Ultraboosts") is also found
+    by the brand's name, unless the brand is an entity of its own."""
+    known = {alias for entity in entities for alias in entity.aliases}
+    for entity in entities:
+        words = entity.name.split()
+        if entity.kind == "organisation" and len(words) > 1 and words[0].lower() in BRANDS - known:
+            entity.aliases.add(words[0].lower())
+
+
+CUE_MENTIONS = 200  # mentions read per entity: a regex each, enough for any conversation's vote
+
+
+def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
+    """Let the words around every mention vote on an entity's kind, in all turns: the small model's label
+    is a guess from one sentence, where "Vikkstar, a UK-based YouTuber", "The Fifth Season by N.K. Jemisin"
+    or "a journalist named Sophia" say it. Only a majority of cues overrules it; a kind fixed by the name's
+    own words (palace.entity_kinds.shape_kind) or by a relation to the user ("my sister …") stays."""
+    whole = "\n".join(texts)
+    for entity in entities:
+        if entity.relation is not None or shape_kind(entity.name) is not None:
+            continue
+        aliases = sorted((a for a in entity.aliases if len(a) > 2), key=len, reverse=True)
+        if not aliases:
+            continue
+        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", re.I)
+        votes: Counter[str] = Counter()
+        for n, match in enumerate(pattern.finditer(whole)):
+            if n == CUE_MENTIONS:
+                break
+            kind = cue_kind(whole[max(0, match.start() - 60) : match.start()], whole[match.end() : match.end() + 60])
+            if kind is not None:
+                votes[kind] += 1
+        if votes:
+            best, count = votes.most_common(1)[0]
+            if best != entity.kind and count > votes[entity.kind]:
+                entity.kind = best
+
+
+# Between two names of one list: a comma, "and", "or", each perhaps after a year or a note in brackets
+# ("Shazam! (2019), Us and A Quiet Place").
+LIST_GAP = re.compile(r"^\s*(?:\([^()\n]{1,30}\)\s*)?(?:,\s*(?:(?:and|or|&)\s+)?|(?:and|or|&)\s+)(?:the\s+)?$", re.I)
+LIST_NAMES = 3  # names in a list before its majority says what the others are
+
+
+def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
+    """Names said in one list are things of one kind: "I've watched Captain Marvel, Shazam! and Crazy Rich
+    Asians" lists films, so the one the small model read as a person is a film too. Each list of at least
+    LIST_NAMES known names where two thirds share a kind votes that kind for the rest; a kind fixed by the
+    name's own words, a gazetteer or a relation to the user stays."""
+    of_alias = {alias: entity for entity in entities for alias in entity.aliases if len(alias) > 2}
+    if len({id(e) for e in of_alias.values()}) < LIST_NAMES:
+        return
+    pattern = re.compile(
+        r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(of_alias, key=len, reverse=True))) + r")(?![\w-])", re.I
+    )
+    votes: dict[int, Counter[str]] = defaultdict(Counter)
+    for text in texts:
+        runs: list[tuple[str | None, list[Entity]]] = []  # the kind the words before a list say, its names
+        last_end = None
+        for match in pattern.finditer(text):
+            entity = of_alias[match.group(0).lower()]
+            if last_end is not None and LIST_GAP.match(text[last_end : match.start()]):
+                if all(other is not entity for other in runs[-1][1]):
+                    runs[-1][1].append(entity)
+            else:
+                runs.append((cue_kind(text[max(0, match.start() - 60) : match.start()], ""), [entity]))
+            last_end = match.end()
+        for cue, run in runs:
+            best, count = Counter(e.kind for e in run).most_common(1)[0]
+            if cue is not None and len(run) >= 2:
+                best, count = cue, len(run)  # "I watched A, B and C": the verb says it of every one
+            if len(run) >= LIST_NAMES or cue is not None:
+                if 3 * count >= 2 * len(run):
+                    for entity in run:
+                        if entity.kind != best:
+                            votes[id(entity)][best] += 1
+    for entity in entities:
+        if (
+            votes.get(id(entity))
+            and entity.relation is None
+            and not shape_kind(entity.name)
+            and not known_kind(entity.name)
+        ):
+            entity.kind = votes[id(entity)].most_common(1)[0][0]
