@@ -27,3 +27,23 @@ def api_trailing_slash(get_response: Callable[[HttpRequest], HttpResponse]) -> C
         return get_response(request)
 
     return middleware
+
+
+def method_not_allowed_page(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
+    """A page's 405 (a GET to a form's action, say) is an empty body, which browsers show as their own
+    error; give it the site's error page, keeping its Allow header. The API's 405s are JSON already."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        if response.status_code != 405 or response.content or is_api_path(request.path):
+            return response
+        from memory_site.views import error_page
+
+        page = error_page(request, 405, "Not here", "This address does not take that kind of request.")
+        if response.has_header("Allow"):
+            page["Allow"] = response["Allow"]
+        return page
+
+    return middleware

@@ -51,7 +51,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "memory_site.middleware.method_not_allowed_page",
 ]
+CSRF_FAILURE_VIEW = "memory_site.views.csrf_failure"
 
 ROOT_URLCONF = "memory_site.urls"
 WSGI_APPLICATION = "memory_site.wsgi.application"

@@ -23,7 +23,10 @@ def _record(*, drawer: Drawer, kind: str, agent: Agent | None) -> None:
 
 
 def drawer_pin(*, drawer: Drawer, pinned: bool, agent: Agent | None = None) -> Drawer:
-    """Pin or unpin; setting the value it already has changes nothing and records nothing."""
+    """Pin or unpin; setting the value it already has changes nothing and records nothing. Pinning lets a
+    drawer marked never recall back in: the two say opposite things, the newer wins."""
+    if pinned and drawer.never_recall:
+        drawer_never_recall(drawer=drawer, never=False, agent=agent)
     if drawer.pinned != pinned:
         drawer.pinned = pinned
         drawer.save(update_fields=["pinned"])
@@ -32,7 +35,10 @@ def drawer_pin(*, drawer: Drawer, pinned: bool, agent: Agent | None = None) -> D
 
 
 def drawer_never_recall(*, drawer: Drawer, never: bool, agent: Agent | None = None) -> Drawer:
-    """Keep a drawer out of recall and context assembly (or let it back in); idempotent like drawer_pin."""
+    """Keep a drawer out of recall and context assembly (or let it back in); idempotent like drawer_pin.
+    Never recall unpins: a pin means "always consider this", which a drawer kept out cannot be."""
+    if never and drawer.pinned:
+        drawer_pin(drawer=drawer, pinned=False, agent=agent)
     if drawer.never_recall != never:
         drawer.never_recall = never
         drawer.save(update_fields=["never_recall"])

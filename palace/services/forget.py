@@ -53,7 +53,7 @@ from palace.models import (
     Turn,
     Wing,
 )
-from palace.services import forget_redis
+from palace.services import forget_redis, remine
 from palace.services.forget_derived import (
     Removal,
     forget_in_snapshots,
@@ -171,6 +171,23 @@ def forget_preview(*, owner: User, kind: str, ids: list[Any]) -> dict[str, int]:
         _remove(owner, kind, asked, removal, redis=None)
         transaction.set_rollback(True)
     return removal.counts()
+
+
+def forget_preview_named(*, owner: User, kind: str, ids: list[Any]) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """`forget_preview`, and the names of the wings and entities that would go (for the person's confirm
+    step: "2 wings" says less than "José Álvarez, Regent's Park")."""
+    asked = _resolve(owner, kind, ids)
+    removal = Removal()
+    wings = dict(Wing.objects.filter(owner=owner).values_list("pk", "name"))
+    entities = dict(Entity.objects.filter(owner=owner).values_list("pk", "name"))
+    with transaction.atomic():
+        _remove(owner, kind, asked, removal, redis=None)
+        transaction.set_rollback(True)
+    names = {
+        "wings": sorted(wings[int(pk)] for pk in removal.ids.get("wings", ()) if int(pk) in wings),
+        "entities": sorted(entities[int(pk)] for pk in removal.ids.get("entities", ()) if int(pk) in entities),
+    }
+    return removal.counts(), names
 
 
 def forget(*, owner: User, kind: str, ids: list[Any], actor: str = "person") -> ForgetReceipt:
@@ -348,6 +365,20 @@ def _remove_drawers(
     if redis is not None:
         removal.extra["working_memory_fields"] += redis.fields_containing(texts=texts)
     _remove_left_empty(owner, room_ids, removal, redis)
+    _refile_what_is_left(owner, {d.conversation_id for d in drawers if d.conversation_id}, removal)
+
+
+def _refile_what_is_left(owner: User, conversation_ids: set[uuid.UUID], removal: Removal) -> None:
+    """A room that lost some of its drawers is filed again from the ones left (palace/services/remine.py):
+    its title, its wings, its closets' topics and its drawers' tags were read from the forgotten text too
+    ("Derek Okafor" as a wing, "blood pressure" as a closet). Wings no room uses any more go."""
+    rooms = Room.objects.filter(owner=owner, conversation_id__in=conversation_ids)
+    wings = _wings_of(rooms)
+    closets = set(Closet.objects.filter(room__in=rooms).values_list("pk", flat=True))
+    for conversation in Conversation.objects.filter(owner=owner, pk__in=rooms.values("conversation_id")):
+        remine.conversation_refile(conversation=conversation)
+    removal.add("closets", closets - set(Closet.objects.filter(pk__in=closets).values_list("pk", flat=True)))
+    _remove_empty_wings(owner, wings, removal)
 
 
 def _remove_left_empty(

@@ -106,8 +106,9 @@ def _rows(records: list[ReadRecord]) -> list[DrawerRead]:
 def _activity(rows: list[DrawerRead]) -> None:
     """One `memory_recalled` activity event per owner, agent and source of the batch (a flush runs every
     few seconds): how many turns went to the agent and for how many queries, so the person's activity log
-    says who read their memory without a row per recall. A batch written twice (a crash between the
-    insert and the trim) may log its event twice; the reads themselves are not doubled."""
+    says who read their memory without a row per recall. The queries' text is not in it: it stays with the
+    reads of each drawer (its page shows them), which go when the drawer is forgotten. A batch written
+    twice (a crash between the insert and the trim) may log its event twice; the reads are not doubled."""
     groups: dict[tuple[int, Any, str], list[DrawerRead]] = {}
     for row in rows:
         groups.setdefault((row.owner_id, row.agent_id, row.source), []).append(row)
@@ -120,7 +121,6 @@ def _activity(rows: list[DrawerRead]) -> None:
                 "source": source,
                 "turns": len({r.drawer_id for r in group}),
                 "queries": len({r.query for r in group}),
-                "last_query": group[-1].query[:80],
             },
         )
         for (owner_id, agent_id, source), group in groups.items()

@@ -160,7 +160,8 @@ def test_forget_a_drawer_and_it_is_gone_from_search(page: Any, room: Room) -> No
     page.get_by_role("heading", name="Forget 1 turn?").wait_for()
     page.get_by_role("button", name="Forget").click()
     page.get_by_role("heading", name="Forgotten").wait_for()
-    page.get_by_role("link", name="Verify that nothing remains").click()
+    page.get_by_text("nothing with those ids remains").wait_for()
+    page.reload()  # the receipt has its own address: a reload neither posts again nor loses it
     page.get_by_text("nothing with those ids remains").wait_for()
     page.goto("/memory/search?q=battery+pack")
     assert drawer.content[:40] not in page.inner_text("main")
@@ -169,7 +170,7 @@ def test_forget_a_drawer_and_it_is_gone_from_search(page: Any, room: Room) -> No
 def test_bulk_forget_selected_turns(page: Any, room: Room) -> None:
     closet = room.closets.order_by("position").first()
     assert closet is not None
-    before = Drawer.objects.filter(closet=closet).count()
+    before = Drawer.objects.filter(room=room).count()
     page.goto(f"/memory/closets/{closet.pk}")
     boxes = page.get_by_role("checkbox")
     chosen = min(2, boxes.count())
@@ -178,7 +179,8 @@ def test_bulk_forget_selected_turns(page: Any, room: Room) -> None:
     page.get_by_role("button", name="Forget the selected turns…").click()
     page.get_by_role("button", name="Forget").click()
     page.get_by_role("heading", name="Forgotten").wait_for()
-    assert chosen and Drawer.objects.filter(owner=room.owner, closet_id=closet.pk).count() == before - chosen
+    # The room is filed again from what is left (its closets may be new ones): count the room's drawers.
+    assert chosen and Drawer.objects.filter(owner=room.owner, room=room).count() == before - chosen
     assert f"{chosen} drawers" in page.inner_text("main")
 
 

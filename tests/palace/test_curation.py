@@ -140,3 +140,21 @@ def test_pinning_over_the_api_records_activity_and_owners_only(personas: Persona
     assert bad.status_code == 400 and "pinned" in bad.json()["extra"]["fields"]
     drawer.refresh_from_db()
     assert drawer.pinned is False and drawer.never_recall is False
+
+
+def test_pinned_and_never_recall_never_hold_together_the_newer_wins(personas: Personas, api: APIClient) -> None:
+    drawer = _three(personas)[0]
+    h = personas.owner.headers
+    api.put(f"/api/v1/palace/drawers/{drawer.pk}/pin", {"pinned": True}, format="json", **h)
+    kept_out = api.put(f"/api/v1/palace/drawers/{drawer.pk}/never-recall", {"never_recall": True}, format="json", **h)
+    assert kept_out.json()["never_recall"] is True and kept_out.json()["pinned"] is False
+    pinned = api.put(f"/api/v1/palace/drawers/{drawer.pk}/pin", {"pinned": True}, format="json", **h)
+    assert pinned.json()["pinned"] is True and pinned.json()["never_recall"] is False
+    kinds = list(ActivityEvent.objects.filter(kind__startswith="drawer_").order_by("pk").values_list("kind", flat=True))
+    assert kinds == [
+        curation.KIND_PINNED,
+        curation.KIND_UNPINNED,
+        curation.KIND_NEVER_RECALL,
+        curation.KIND_RECALL_ALLOWED,
+        curation.KIND_PINNED,
+    ]

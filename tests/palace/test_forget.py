@@ -247,3 +247,32 @@ def test_a_name_only_a_forgotten_conversation_held_goes_with_it(api: APIClient, 
     assert "Priyanka Venkataraman" not in left and "Lisbon" in left  # still tagged in the other conversation
     assert "Priyanka" not in api.get("/api/v1/kg/entities", **h).content.decode()
     _verified(api, personas, answer.json()["receipt"])
+
+
+def test_a_room_that_loses_a_drawer_is_filed_again_from_what_is_left(api: APIClient, personas: Personas) -> None:
+    owner = personas.owner.user
+    h = personas.owner.headers
+    health = "My doctor, Dr. Siobhan Byrne, said my blood pressure is high. Blood pressure checks every week now."
+    drawers = mine(
+        owner,
+        "week",
+        [
+            {"role": "user", "content": health},
+            {"role": "user", "content": "Anyway, I am planning a weekend trip to Lisbon with my sister Rachel."},
+            {"role": "user", "content": "Rachel wants to see the tile museum in Lisbon and eat pastries."},
+        ],
+        MARCH,
+    )
+    room = drawers[0].room
+    labels = " ".join([room.title, *room.closets.values_list("topic", flat=True)]).lower()
+    assert "Siobhan Byrne" in " ".join(Wing.objects.filter(owner=owner).values_list("name", flat=True))
+    assert "pressure" in labels or "doctor" in labels  # the health talk shows in the room before
+    receipt = api.delete(f"/api/v1/palace/drawers/{drawers[0].pk}", **h).json()["receipt"]
+    room.refresh_from_db()
+    labels = " ".join([room.title, *room.closets.values_list("topic", flat=True)]).lower()
+    assert "pressure" not in labels and "doctor" not in labels
+    wings = api.get("/api/v1/palace/wings", **h).content.decode()
+    assert "Siobhan" not in wings and "Lisbon" in wings
+    assert receipt["counts"]["wings"] >= 1
+    assert all("Siobhan" not in str(d.tags) for d in Drawer.objects.filter(owner=owner))
+    _verified(api, personas, receipt)

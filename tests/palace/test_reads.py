@@ -94,6 +94,7 @@ def test_context_reads_are_counted_per_agent_and_a_flush_twice_adds_nothing(pers
     recalled = ActivityEvent.objects.filter(owner=personas.owner.user, kind="memory_recalled")
     assert {event.agent_id for event in recalled} == {personas.owner.agent.pk, personas.teammate.agent.pk}
     assert all(event.data["source"] == "context" and event.data["turns"] >= 1 for event in recalled)
+    assert all("query" not in str(event.data) for event in recalled)  # queries stay with each drawer's reads
     # A drawer forgotten before its reads were written: its records are skipped, not an error.
     get_redis().rpush(reads.QUEUE_KEY, *queued[:1])
     Drawer.objects.filter(owner=personas.owner.user).delete()

@@ -210,17 +210,25 @@ def test_per_agent_overrides_are_saved_from_the_page(owner: Client, personas: Pe
 def test_forget_a_drawer_from_the_page_with_a_confirmation_and_a_receipt(owner: Client, room: Room) -> None:
     drawer = Drawer.objects.filter(room=room, content__icontains="battery").first()
     assert drawer is not None
-    confirm = owner.get("/memory/forget", {"kind": "drawer", "ids": str(drawer.pk)})
-    assert (
-        confirm.status_code == 200
-        and "drawers" in confirm.content.decode()
-        and Drawer.objects.filter(pk=drawer.pk).exists()
+    confirm = owner.get(
+        "/memory/forget",
+        {"kind": "drawer", "ids": str(drawer.pk)},
+        HTTP_REFERER=f"http://testserver/memory/rooms/{room.pk}",
     )
+    html = confirm.content.decode()
+    assert confirm.status_code == 200 and Drawer.objects.filter(pk=drawer.pk).exists()
+    assert (
+        "<li>1 drawer</li>" in html
+        and "<li>1 posted turn</li>" in html
+        and "_" not in "".join(re.findall(r"<li>(.*?)</li>", html))
+    )  # a person's words, not table names
+    assert f'<a href="/memory/rooms/{room.pk}">Cancel</a>' in html  # back where the person came from
     done = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk})
-    html = done.content.decode()
-    assert done.status_code == 200 and "Receipt" in html and not Drawer.objects.filter(pk=drawer.pk).exists()
-    receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", html).group(1)  # type: ignore[union-attr]
-    assert "nothing with those ids remains" in owner.get(f"/memory/forget/receipts/{receipt_id}").content.decode()
+    assert done.status_code == 302 and not Drawer.objects.filter(pk=drawer.pk).exists()
+    receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", done["Location"]).group(1)  # type: ignore[union-attr]
+    for _ in range(2):  # the receipt is a page of its own: a reload shows it again
+        again = owner.get(done["Location"]).content.decode()
+        assert receipt_id in again and "nothing with those ids remains" in again and "1 drawer" in again
     results = owner.get("/memory/search", {"q": "battery pack"}, HTTP_HX_REQUEST="true").content.decode()
     assert "results" in results and drawer.content[:40] not in results
 
@@ -246,8 +254,8 @@ def test_an_outsider_cannot_forget_or_read_a_receipt(outsider: Client, owner: Cl
     assert drawer is not None
     assert outsider.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk}).status_code == 404
     assert Drawer.objects.filter(pk=drawer.pk).exists()
-    html = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk}).content.decode()
-    receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", html).group(1)  # type: ignore[union-attr]
+    location = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk})["Location"]
+    receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", location).group(1)  # type: ignore[union-attr]
     assert outsider.get(f"/memory/forget/receipts/{receipt_id}").status_code == 404
 
 
@@ -278,3 +286,22 @@ def test_the_settings_page_shows_this_months_usage_and_budget(owner: Client) -> 
 
 def test_the_settings_page_includes_the_webhooks_section(owner: Client) -> None:
     assert 'id="webhooks"' in owner.get("/settings/memory").content.decode()
+
+
+def test_errors_are_pages_of_the_site_with_a_way_back(owner: Client, outsider: Client, room: Room) -> None:
+    drawer = Drawer.objects.filter(room=room).first()
+    assert drawer is not None
+    for client, path in ((owner, "/memory/drawers/999999"), (outsider, f"/memory/drawers/{drawer.pk}")):
+        missing = client.get(path)
+        html = missing.content.decode()
+        assert missing.status_code == 404 and "Back to your palace" in html and 'aria-label="Main"' in html
+    wrong_method = owner.get(f"/memory/drawers/{drawer.pk}/pin")
+    assert wrong_method.status_code == 405 and "Back to your palace" in wrong_method.content.decode()
+    assert "POST" in wrong_method["Allow"]
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(room.owner)
+    refused = strict.post(f"/memory/drawers/{drawer.pk}/pin")
+    assert refused.status_code == 403 and "could not be sent" in refused.content.decode()
+    assert Drawer.objects.get(pk=drawer.pk).pinned is False
+    api_missing = owner.get("/api/v1/nowhere")
+    assert api_missing.status_code == 404 and api_missing.json()["message"]  # the API keeps its envelope
