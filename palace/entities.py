@@ -130,7 +130,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
-            if re.search(r"(?:'s|\u2019s)$", text_of):
+            shop = shop_named_in_possessive(text_of, text[end : end + 32])
+            if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
+                names, label = [shop], "ORG"
+            elif re.search(r"(?:'s|\u2019s)$", text_of):
                 after = "'s" + after  # spaCy keeps the possessive in the span: "George Orwell's"
             title = re.search(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.?\s$", before) if label == "PERSON" else None
             if title:  # spaCy leaves the title out: "Dr. Patel" is the more complete form
@@ -209,12 +212,14 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
         if spans and start < spans[-1][1]:
             start = ent.start_char
         spans.append((start, ent.end_char, doc.text[start : ent.end_char], ent.label_))
-    return [
-        (start, name_end(doc.text, end), doc.text[start : name_end(doc.text, end)], label)
-        if label in _JOINABLE or label == "PRODUCT"
-        else (start, end, text, label)
-        for start, end, text, label in spans
-    ]
+    grown = []
+    for start, end, _, label in spans:
+        if label in _JOINABLE or label == "PRODUCT":
+            end = name_end(doc.text, end)
+        elif place := POSSESSIVE_PLACE.match(doc.text, end):  # "Regent's Park" read as LOC "Regent"
+            end = place.end()
+        grown.append((start, end, doc.text[start:end], label))
+    return grown
 
 
 # Capitalised words just before a span, mid-sentence: "watched Captain Marvel" (NER sees "Marvel"), "Crazy
@@ -241,8 +246,34 @@ NAME_TAIL = re.compile(
 
 
 def name_end(text: str, end: int) -> int:
-    match = NAME_TAIL.match(text, end)
+    match = NAME_TAIL.match(text, end) or POSSESSIVE_PLACE.match(text, end)
     return match.end() if match else end
+
+
+# A place named for someone, in the possessive: "Regent's Park", "St Paul's Cathedral" (NER stops at "Regent").
+POSSESSIVE_PLACE = re.compile(
+    r"(?:'s|\u2019s)?['\u2019]?s?\s(?:Park|Cathedral|Church|Chapel|Abbey|Square|Gardens?|Hospital|College|Wood|"
+    r"Island|Bay|Hill|Lane|Street|Road|Market|Palace|Bridge|Inn|Tavern|Pub)\b"
+)
+# What follows a shop named in the possessive with nothing it owns: "at Trader Joe's.", "to Macy's for a coat".
+ELLIPTICAL_AFTER = re.compile(
+    r"^\s*(?:[.,;:!?)]|$|(?:for|and|or|to|in|on|at|with|yesterday|today|tonight|last|this|but|because|so|since|"
+    r"when|instead|again|too|earlier|later|every|once|twice)\b)"
+)
+
+
+def shop_named_in_possessive(text_of: str, after: str) -> str | None:
+    """ "Trader Joe's", "Macy's": a name in the possessive that owns nothing is a shop or a restaurant,
+    unless it is one given name ("going to Sarah's" is her home, and Sarah is the wing). The name with its
+    "'s", or None. `after`: the text after the span (spaCy leaves the "'s" out of it now and then)."""
+    possessive = TRAILING_POSSESSIVE.search(text_of) or re.match(r"['\u2019]s\b", after)
+    if not possessive:
+        return None
+    rest = after[2:] if not TRAILING_POSSESSIVE.search(text_of) else after
+    bare = clean(text_of)
+    if not bare or not ELLIPTICAL_AFTER.match(rest) or (" " not in bare and personal_name(bare)):
+        return None
+    return bare + possessive.group(0)
 
 
 def relations_to_user(text: str) -> list[tuple[str, str]]:

@@ -62,6 +62,14 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
                 o for o in keys if o.startswith(f"{k} ") and ORG_SUFFIX.search(groups[o][0][0]) and o not in parent
             ]
             target = heads[0] if len(heads) == 1 and len(heads[0].split()) == len(k.split()) + 1 else None
+        if target is None and len(k.split()) > 1 and any(lb == "person" for _, lb, _ in groups[k]):
+            # "Siobhán Ní" once "Siobhán Ní Bhriain" is named: the first words of exactly one longer person.
+            fuller = [
+                o
+                for o in keys
+                if o.startswith(f"{k} ") and o not in parent and any(lb == "person" for _, lb, _ in groups[o])
+            ]
+            target = fuller[0] if len(fuller) == 1 else None
         if target is not None:
             parent[k] = parent.get(target, target)
     merged: dict[str, list[tuple[str, str, int]]] = defaultdict(list)

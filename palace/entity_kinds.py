@@ -155,12 +155,13 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "project"
     if not quoted and BAND_PLURAL_AFTER.search(after) and kind in ("person", "organisation", "work"):
         return "organisation" if kind != "person" or name.endswith("s") else "person"
-    if quoted or WORK_CUE.search(before):
-        return "work"
+    if quoted or (WORK_CUE.search(before) and not (kind == "person" and after.startswith(("'s", "\u2019s")))):
+        return "work"  # not "read George Orwell's 1984": the work is what the person's name owns
     if kind == "person":
         if PLACE_CUE.search(before) and not after.startswith(("'s", "\u2019s")):  # "in George Orwell's novel"
             return "place"
-        if VENUE_CUE.search(before) or THING_AFTER.search(after):
+        home = after.startswith(("'s", "\u2019s")) and personal_name(name)  # "dinner at Sarah's": her home
+        if (VENUE_CUE.search(before) or THING_AFTER.search(after)) and not home:
             return "organisation"
         if name.endswith("s") and (name.startswith("The ") or BAND_AFTER.search(after)):
             return "organisation"  # "The Smiths", "more Beatles songs": a band
@@ -406,8 +407,9 @@ def cue_kind(before: str, after: str) -> str | None:
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind
+    possessive = after.startswith(("'s", "\u2019s"))  # "read George Orwell's 1984": the work is what he owns
     for pattern, kind in CUE_BEFORE:
-        if pattern.search(before):
+        if pattern.search(before) and not (kind == "work" and possessive):
             return kind
     return None
 

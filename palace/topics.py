@@ -37,10 +37,20 @@ STOP = frozenset(
 TOKEN = re.compile(r"[^\W\d_][\w'\u2019+-]*|[.,;:!?()\[\]\"\u201c\u201d*#\n]|\d+")
 
 
+E_PLURALS = frozenset("shoes canoes toes hoes oboes foes tiptoes horseshoes snowshoes".split())
+
+
 def singular(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
+    # "tomatoes", "boxes", "dishes", "churches" lose "es" ("shoes", "canoes", "headaches" only "s")
+    if len(w) > 4 and (
+        w.endswith(("sses", "shes", "xes", "zzes"))
+        or (w.endswith("ches") and not w.endswith("aches"))
+        or (w.endswith("oes") and w not in E_PLURALS)
+    ):
+        return w[:-2]
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     return w

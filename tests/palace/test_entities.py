@@ -564,3 +564,24 @@ def test_a_title_cut_before_of_joins_the_whole_and_a_product_is_found_by_its_bra
     shoe = Entity("Nike Pegasus", "organisation", 1, {"nike pegasus"})
     brands_of_products([product, brand_named, shoe])
     assert "dell" in product.aliases and "nike" not in shoe.aliases  # Nike has a wing of its own
+
+
+def test_possessive_names_places_shops_homes_and_authors() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "We had a picnic in Regent's Park on Sunday, then dinner at Sarah's."),
+            ("user", "I went to St Paul's Cathedral and then to Trader Joe's for snacks, and got a coat at Macy's."),
+            ("user", "I read George Orwell's 1984 on the train."),
+            ("user", "My doctor, Dr. Siobhán Ní Bhriain, said my blood pressure is a bit high."),
+        ]
+    )
+    assert kinds.get("Regent's Park") == "place" and "Regent" not in kinds
+    assert kinds.get("Trader Joe's") == "organisation" and kinds.get("Macy's") == "organisation"
+    assert kinds.get("Sarah") == "person" and kinds.get("George Orwell") == "person"
+    assert kinds.get("Dr. Siobhán Ní Bhriain") == "person" and "Dr. Siobhán Ní" not in kinds  # one person
+    assert [topics.singular(w) for w in ("tomatoes", "boxes", "shoes", "headaches")] == [
+        "tomato",
+        "box",
+        "shoe",
+        "headache",
+    ]
