@@ -9,6 +9,7 @@ outage or a record not there yet, and is retried like a refused connection."""
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from urllib.parse import urlsplit
 
@@ -35,6 +36,22 @@ def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return not ip.is_global or ip.is_multicast
 
 
+def _literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a host written as one means, in any form the resolver accepts: "127.0.0.1", "::1", and
+    the old IPv4 forms "2130706433", "0x7f.1", "127.1" (which `ipaddress` does not read, but a connection
+    reaches)."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if re.fullmatch(r"[0-9a-fA-Fx.]+", host) and re.match(r"[0-9]", host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
 def url_check(url: str) -> tuple[str, int, str]:
     """The URL's scheme, port and host if it may be registered; raises AddressRefused otherwise."""
     parts = urlsplit(url)
@@ -47,10 +64,7 @@ def url_check(url: str) -> tuple[str, int, str]:
     except ValueError:
         raise AddressRefused(MESSAGE_NO_HOST) from None
     if not settings.WEBHOOKS_ALLOW_PRIVATE:
-        try:
-            literal = ipaddress.ip_address(parts.hostname)
-        except ValueError:
-            literal = None
+        literal = _literal_address(parts.hostname)
         if (literal is not None and _blocked(literal)) or parts.hostname.lower().rstrip(".") == "localhost":
             raise AddressRefused(MESSAGE_PRIVATE)
     return parts.scheme, port, parts.hostname

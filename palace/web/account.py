@@ -18,10 +18,11 @@ from django.views.decorators.http import require_POST
 from accounts import selectors as account_selectors
 from accounts.services import SETTINGS_FIELDS, memory_settings_ensure, memory_settings_update
 from episodic.selectors.tiers import tier_counts
-from memory_site.lib.errors import ServiceError
+from memory_site.lib.errors import InvalidFieldError, ServiceError
 from memory_site.settings_sections import settings_sections
 from palace import selectors
 from palace.services.exclusions import exclusion_preview, exclusion_rule_create, exclusion_rule_delete
+from palace.web import activity_text
 from palace.web.common import page, paginate, person
 from palace.web.usage import usage_context
 
@@ -35,10 +36,13 @@ def activity(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("kind", "")
     agents = list(account_selectors.agent_list(owner=owner))
     agent = next((a for a in agents if str(a.pk) == request.GET.get("agent", "")), None)
-    events = selectors.activity_list(owner=owner, agent_id=agent.pk if agent else None, kind=kind or None)
+    events = paginate(
+        request, selectors.activity_list(owner=owner, agent_id=agent.pk if agent else None, kind=kind or None), size=50
+    )
     context = {
-        "events": paginate(request, events, size=50),
-        "kinds": selectors.activity_kinds(owner=owner),
+        "events": events,
+        "rows": [(e, activity_text.kind_label(e.kind), activity_text.details(e.data)) for e in events.object_list],
+        "kinds": [(k, activity_text.kind_label(k)) for k in selectors.activity_kinds(owner=owner)],
         "kind": kind,
         "agents": agents,
         "agent": agent,
@@ -169,6 +173,9 @@ def exclusion_add(request: HttpRequest) -> HttpResponse:
     if exclusion_form.is_valid():
         try:
             exclusion_rule_create(owner=owner, **exclusion_form.cleaned_data)
+        except InvalidFieldError as error:  # the reason, under the field it is about ("unterminated set …")
+            field = error.field if error.field in exclusion_form.fields else None
+            exclusion_form.add_error(field, error.reason)
         except ServiceError as error:
             exclusion_form.add_error("pattern", error.detail)
         else:

@@ -196,7 +196,10 @@ def test_an_exclusion_rule_from_the_page_skips_new_turns_and_previews_stored_one
 
 def test_a_bad_rule_is_refused_on_the_page(owner: Client) -> None:
     response = owner.post("/settings/memory/exclusions", {"kind": "regex", "pattern": "(a+)+$"})
-    assert response.status_code == 400 and "errorlist" in response.content.decode()
+    html = response.content.decode()
+    assert response.status_code == 400 and "errorlist" in html and "exponential time" in html  # the reason
+    unclosed = owner.post("/settings/memory/exclusions", {"kind": "regex", "pattern": "["}).content.decode()
+    assert "unterminated character set" in unclosed and "Invalid input." not in unclosed
 
 
 def test_per_agent_overrides_are_saved_from_the_page(owner: Client, personas: Personas) -> None:
@@ -270,13 +273,16 @@ def test_pin_and_never_recall_from_the_drawer_page(owner: Client, room: Room) ->
     assert drawer.content[:40] not in results  # kept and browsable, never recalled
     assert drawer.content[:40] in owner.get(f"/memory/drawers/{drawer.pk}").content.decode()
     kinds = owner.get("/memory/activity").content.decode()
-    assert "drawer_pinned" in kinds and "drawer_never_recall" in kinds
+    assert "<td>Turn pinned</td>" in kinds and "<td>Turn kept out of recall</td>" in kinds
+    assert '<option value="drawer_pinned">Turn pinned</option>' in kinds  # the filter, in words too
+    assert "{'" not in kinds, kinds[kinds.index("{'") - 200 : kinds.index("{'") + 100]
+    assert "drawer id: " in kinds  # details as a line, not a dict's text
 
 
 def test_activity_filters_by_agent(owner: Client, personas: Personas, room: Room) -> None:
     mined = owner.get("/memory/activity", {"agent": str(personas.owner.agent.pk)}).content.decode()
     other = owner.get("/memory/activity", {"agent": str(personas.teammate.agent.pk)}).content.decode()
-    assert "<td>memory_mined</td>" in mined and "<td>memory_mined</td>" not in other
+    assert "<td>Conversation filed</td>" in mined and "<td>Conversation filed</td>" not in other
 
 
 def test_the_settings_page_shows_this_months_usage_and_budget(owner: Client) -> None:

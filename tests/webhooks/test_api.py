@@ -85,7 +85,9 @@ def test_bad_input_is_refused_and_nothing_is_stored(api: APIClient, personas: Pe
     headers = personas.owner.headers
     scheme = _register(api, headers, url="ftp://hooks.example.com/x")
     assert scheme.status_code == 400 and scheme.json()["extra"]["fields"]["url"] == [MESSAGE_SCHEME]
-    for private in ("http://127.0.0.1:9000/x", "http://10.1.2.3/x", "http://[::1]/x", "http://169.254.169.254/"):
+    literals = ("http://127.0.0.1:9000/x", "http://10.1.2.3/x", "http://[::1]/x", "http://169.254.169.254/")
+    old_forms = ("http://2130706433:9999/hook", "http://0x7f.1/x", "http://127.1/x", "http://[::ffff:127.0.0.1]/x")
+    for private in (*literals, *old_forms):
         refused = _register(api, headers, url=private)
         assert refused.status_code == 400 and refused.json()["extra"]["fields"]["url"] == [MESSAGE_PRIVATE], private
     assert _register(api, headers, event_types=["memory.exploded"]).status_code == 400
