@@ -44,12 +44,12 @@ def _connections_closed(live_server_connections_closed: None) -> None:
     """Every test here runs against the live server (tests/fixtures/live_server.py says why)."""
 
 
-def logged_in_page(chromium: Any, live_server: Any, user: Any) -> Any:
+def logged_in_page(chromium: Any, live_server: Any, user: Any, width: int = 1280) -> Any:
     """A browser page with `user`'s session (the login form itself is tested once, in test_login)."""
     client = Client()
     client.force_login(user)
     cookie = client.cookies[settings.SESSION_COOKIE_NAME]
-    context = chromium.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900})
     context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": live_server.url}])
     return context.new_page()
 

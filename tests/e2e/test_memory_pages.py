@@ -231,3 +231,21 @@ def test_export_and_import_from_the_settings_page(page: Any, room: Room, tmp_pat
     page.get_by_role("button", name="Import").click()
     page.get_by_text("Imported").wait_for()
     assert Drawer.objects.filter(owner=room.owner).count() == room.drawers.count()  # idempotent: nothing doubled
+
+
+def test_no_page_scrolls_sideways_on_a_phone_or_with_a_long_word(
+    chromium: Any, live_server: Any, personas: Personas, room: Room
+) -> None:
+    phone = logged_in_page(chromium, live_server, personas.owner.user, width=390)
+    long_query = "x" * 3000
+    for path in (
+        "/memory",
+        f"/memory/rooms/{room.pk}",
+        "/memory/activity",
+        "/memory/overview",
+        "/settings/memory",
+        f"/memory/search?q={long_query}",
+    ):
+        phone.goto(path)
+        wide, seen = phone.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide <= seen + 1, f"{path[:40]} is {wide}px wide on a {seen}px screen"
