@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -101,6 +102,9 @@ def drawer_flag(request: HttpRequest, drawer_id: int, flag: str) -> HttpResponse
         messages.success(request, "This turn will never be recalled." if on else "This turn can be recalled again.")
     else:
         raise Http404
+    back = request.POST.get("next", "")
+    if back.startswith("/memory") and not back.startswith("//"):  # from a list of results: back to it
+        return redirect(back)
     return redirect("memory-drawer", drawer_id=drawer.pk)
 
 
@@ -122,7 +126,13 @@ def search(request: HttpRequest) -> HttpResponse:
     """The same recall as POST /api/v1/recall (as the person, not an agent: no agent's recall switch
     applies), each hit with its place, pointer and per-signal scores drawn as bars."""
     query = request.GET.get("q", "").strip()[:MAX_QUERY]
-    context: dict[str, Any] = {"query": query, "results": [], "elapsed_ms": None, "skipped": None}
+    context: dict[str, Any] = {
+        "query": query,
+        "results": [],
+        "elapsed_ms": None,
+        "skipped": None,
+        "search_path": f"/memory/search?{urlencode({'q': query})}",  # where a result's pin or never-recall returns
+    }
     if query:
         started = time.perf_counter()
         found = recall(owner=person(request), query=query)  # type: ignore[arg-type]

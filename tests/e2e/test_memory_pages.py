@@ -88,6 +88,24 @@ def test_search_shows_why_each_result_was_recalled(page: Any, room: Room) -> Non
     screenshot(page, "search")
 
 
+def test_pin_never_recall_and_bulk_forget_from_the_search_results(page: Any, room: Room) -> None:
+    page.goto("/memory/search?q=efoil+battery")
+    first = page.locator("article.result").first
+    first.get_by_role("button", name="Pin").click()
+    page.wait_for_url("**/memory/search?q=efoil+battery")  # back on the results, not the drawer page
+    page.locator("article.result").first.get_by_role("button", name="Unpin").wait_for()
+    assert Drawer.objects.filter(owner=room.owner, pinned=True).count() == 1
+    boxes = page.get_by_role("checkbox")
+    before = Drawer.objects.filter(owner=room.owner).count()
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    page.get_by_role("button", name="Forget the selected turns…").click()
+    page.get_by_role("heading", name="Forget 2 turns?").wait_for()
+    page.get_by_role("button", name="Forget").click()
+    page.get_by_text("nothing with those ids remains").wait_for()
+    assert Drawer.objects.filter(owner=room.owner).count() == before - 2
+
+
 def test_edit_a_memory_and_find_the_new_text(page: Any) -> None:
     page.goto("/memory/memories")
     page.get_by_role("link", name="Edit").first.click()
@@ -191,8 +209,9 @@ def test_pin_and_never_recall(page: Any, room: Room) -> None:
     page.get_by_role("button", name="Unpin").wait_for()
     page.get_by_role("button", name="Never recall").click()
     page.get_by_role("button", name="Allow recall again").wait_for()
+    page.get_by_role("button", name="Pin").wait_for()  # kept out of recall: no longer pinned
     drawer.refresh_from_db()
-    assert drawer.pinned and drawer.never_recall
+    assert drawer.never_recall and not drawer.pinned
     page.goto("/memory/search?q=battery+pack")
     assert drawer.content[:40] not in page.inner_text("main")
 
