@@ -89,6 +89,11 @@ def drawers_of_closet(*, closet: Closet) -> QuerySet[Drawer]:
     return closet.drawers.select_related("conversation").order_by("turn_index")
 
 
+def drawers_of_room(*, room: Room) -> QuerySet[Drawer]:
+    """A room's drawers in the order the conversation had them."""
+    return Drawer.objects.filter(room=room).select_related("conversation").order_by("turn_index", "pk")
+
+
 def drawer_get(*, owner: User, drawer_id: int) -> Drawer | None:
     return Drawer.objects.filter(owner=owner, pk=drawer_id).select_related("room", "closet", "conversation").first()
 

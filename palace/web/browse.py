@@ -57,10 +57,16 @@ def wing_detail(request: HttpRequest, wing_id: int) -> HttpResponse:
     return page(request, "palace/wing.html", context, partial="palace/_wing.html", active="memory")
 
 
+TURNS_PER_PAGE = 30
+
+
 @login_required
 def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     room = _found(selectors.room_get(owner=person(request), room_id=room_id))  # type: ignore[arg-type]
-    context = {**_tree(request), "room": room, "closets": selectors.closets_of_room(room=room)}
+    context = {**_tree(request), "room": room, "closets": selectors.closets_of_room(room=room), "turns": None}
+    if request.GET.get("read"):  # the whole conversation in order, a page at a time
+        context["turns"] = paginate(request, selectors.drawers_of_room(room=room), size=TURNS_PER_PAGE)
+        return page(request, "palace/room.html", context, active="memory")
     return page(request, "palace/room.html", context, partial="palace/_room.html", active="memory")
 
 

@@ -311,3 +311,13 @@ def test_errors_are_pages_of_the_site_with_a_way_back(owner: Client, outsider: C
     assert Drawer.objects.get(pk=drawer.pk).pinned is False
     api_missing = owner.get("/api/v1/nowhere")
     assert api_missing.status_code == 404 and api_missing.json()["message"]  # the API keeps its envelope
+
+
+def test_a_conversation_reads_in_order_a_page_at_a_time(owner: Client, room: Room) -> None:
+    html = owner.get(f"/memory/rooms/{room.pk}").content.decode()
+    assert f'href="/memory/rooms/{room.pk}?read=1"' in html  # not a link to the page itself
+    reading = owner.get(f"/memory/rooms/{room.pk}", {"read": "1"}).content.decode()
+    contents = list(Drawer.objects.filter(room=room).order_by("turn_index").values_list("content", flat=True))
+    positions = [reading.find(text[:40].replace("'", "&#x27;")) for text in contents]
+    assert all(p > 0 for p in positions) and positions == sorted(positions)  # every turn, in order
+    assert "page 1 of 1" in reading and 'form="bulk-room"' in reading
