@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import date, datetime
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
@@ -87,6 +87,20 @@ def closet_get(*, owner: User, closet_id: int) -> Closet | None:
 
 def drawers_of_closet(*, closet: Closet) -> QuerySet[Drawer]:
     return closet.drawers.select_related("conversation").order_by("turn_index")
+
+
+def conversations_failed_to_file(*, conversation_ids: set[Any]) -> set[Any]:
+    """Of these conversations, the ones whose latest mining job failed: their posted turns wait for no one."""
+    if not conversation_ids:
+        return set()
+    latest: dict[Any, str] = {}
+    for conversation_id, status in (
+        MiningJob.objects.filter(conversation_id__in=conversation_ids)
+        .order_by("conversation_id", "requested_at")
+        .values_list("conversation_id", "status")
+    ):
+        latest[conversation_id] = status
+    return {c for c, status in latest.items() if status == MiningJob.Status.FAILED}
 
 
 def drawers_of_room(*, room: Room) -> QuerySet[Drawer]:

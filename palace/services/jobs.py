@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.models import Agent, MemorySettings
 from memory_site.redis_client import BREAKER
-from palace.models import MiningJob
+from palace.models import ActivityEvent, MiningJob
 from palace.services.mining import conversations_mine
 from palace.services.passages import passages_embed_send
 
@@ -156,6 +156,17 @@ def job_run(*, job_id: Any) -> dict[str, int] | None:
 
 
 def job_fail(*, job_id: Any, error: str) -> None:
+    """The job failed for good (not a transient error: those are retried). The person's activity log says
+    which conversation was left unfiled and the kind of error, never the message (it may quote a turn);
+    the job's own row keeps the message for the operator."""
+    job = MiningJob.objects.filter(pk=job_id).select_related("conversation").first()
     MiningJob.objects.filter(pk=job_id).update(
         status=MiningJob.Status.FAILED, finished_at=timezone.now(), error=error[:4000]
     )
+    if job is not None:
+        ActivityEvent.objects.create(
+            owner_id=job.conversation.owner_id,
+            agent_id=job.conversation.agent_id,
+            kind="mining_failed",
+            data={"conversation_id": job.conversation.external_id, "job_id": str(job.pk), "error": error.split(":")[0]},
+        )

@@ -7,6 +7,7 @@ from typing import Any
 
 KIND_LABELS = {
     "memory_mined": "Conversation filed",
+    "mining_failed": "Filing failed",
     "memory_recalled": "Read by an agent",
     "memory_forgotten": "Forgotten",
     "memory_exported": "Exported",

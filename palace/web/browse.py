@@ -142,8 +142,14 @@ def search(request: HttpRequest) -> HttpResponse:
     if query:
         started = time.perf_counter()
         found = recall(owner=person(request), query=query)  # type: ignore[arg-type]
+        unfiled = selectors.conversations_failed_to_file(
+            conversation_ids={hit.drawer.conversation_id for hit in found.hits if hit.pending}
+        )
         context.update(
-            results=[{"hit": hit, "signals": _bars(hit.signals)} for hit in found.hits],
+            results=[
+                {"hit": hit, "signals": _bars(hit.signals), "failed": hit.drawer.conversation_id in unfiled}
+                for hit in found.hits
+            ],
             skipped=found.skipped,
             elapsed_ms=round((time.perf_counter() - started) * 1000),
         )

@@ -11,8 +11,8 @@ from django.test import Client
 
 from accounts.selectors import exclusion_rule_list
 from episodic.services.typed_memories import typed_memory_create
-from palace.models import Conversation, Drawer, Entity, Room, Wing
-from palace.services import mining
+from palace.models import Conversation, Drawer, Entity, MiningJob, Room, Wing
+from palace.services import jobs, mining
 from tests.conftest import Personas
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
@@ -321,3 +321,23 @@ def test_a_conversation_reads_in_order_a_page_at_a_time(owner: Client, room: Roo
     positions = [reading.find(text[:40].replace("'", "&#x27;")) for text in contents]
     assert all(p > 0 for p in positions) and positions == sorted(positions)  # every turn, in order
     assert "page 1 of 1" in reading and 'form="bulk-room"' in reading
+
+
+def test_a_conversation_that_failed_to_file_says_so_and_can_be_forgotten(
+    owner: Client, api, personas: Personas
+) -> None:  # type: ignore[no-untyped-def]
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "stuck", "turns": [{"role": "user", "content": "The kayak rack bolts are 8 mm."}]},
+        format="json",
+        **personas.owner.headers,
+    )
+    job = MiningJob.objects.get(conversation__external_id="stuck")
+    jobs.job_fail(job_id=job.pk, error="DataError: value too long for type character varying(200)")
+    html = owner.get("/memory/search", {"q": "kayak rack bolts"}).content.decode()
+    assert "not filed: filing this conversation failed" in html
+    assert "/memory/forget?kind=conversation&amp;ids=stuck" in html
+    activity = owner.get("/memory/activity").content.decode()
+    assert "<td>Filing failed</td>" in activity and "error: DataError" in activity and "varying" not in activity
+    owner.post("/memory/forget", {"kind": "conversation", "ids": "stuck"})
+    assert "bolts are 8 mm" not in owner.get("/memory/search", {"q": "kayak rack bolts"}).content.decode()
