@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.templatetags.static import static
+from django.views.generic import RedirectView
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -29,6 +31,8 @@ api_v1: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("", home, name="home"),
+    # Browsers ask for /favicon.ico whatever the page says: the same icon, cached for a day.
+    path("favicon.ico", RedirectView.as_view(url=static("loci/favicon.svg"), permanent=True)),
     *memory_pages,
     *webhook_pages,
     path("accounts/", include("django.contrib.auth.urls")),

@@ -40,3 +40,17 @@ def delivery_get(*, endpoint: Endpoint, delivery_id: Any) -> Delivery:
     if delivery is None:
         raise NotFoundError(MESSAGE_NO_DELIVERY)
     return delivery
+
+
+LAST_DELIVERIES = 5
+
+
+def deliveries_recent(*, endpoints: list[Endpoint]) -> dict[Any, list[Delivery]]:
+    """Each endpoint's last LAST_DELIVERIES delivery attempts, newest first (one query per endpoint, on
+    the (endpoint, -created_at) index; a person has a handful of endpoints)."""
+    return {
+        e.pk: list(
+            Delivery.objects.filter(endpoint=e).select_related("event").order_by("-created_at")[:LAST_DELIVERIES]
+        )
+        for e in endpoints
+    }

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from memory_site.events import EVENT_TYPES
 from memory_site.lib.errors import InvalidFieldError, ServiceError
-from palace.web.common import page, person
+from palace.web.common import is_htmx, page, person
 from webhooks import selectors
 from webhooks.services import endpoints
 
@@ -34,12 +34,20 @@ class EndpointForm(forms.Form):
 
 
 def webhooks_section(owner: User, form: EndpointForm | None = None) -> dict[str, Any]:
-    """What `webhooks/_settings.html` needs, for the settings page's context."""
-    return {"webhook_endpoints": list(selectors.endpoint_list(owner=owner)), "webhook_form": form or EndpointForm()}
+    """What `webhooks/_settings.html` needs, for the settings page's context: the endpoints, each with its
+    last deliveries (what failed, and why)."""
+    endpoints_ = list(selectors.endpoint_list(owner=owner))
+    recent = selectors.deliveries_recent(endpoints=endpoints_)
+    return {
+        "webhook_endpoints": [(e, recent.get(e.pk, [])) for e in endpoints_],
+        "webhook_form": form or EndpointForm(),
+    }
 
 
 @login_required
 def webhooks_settings(request: HttpRequest) -> HttpResponse:
+    if not is_htmx(request):  # opened by itself: the section lives on the settings page
+        return redirect("/settings/memory#webhooks")
     return render(request, "webhooks/_settings.html", webhooks_section(person(request)))
 
 

@@ -341,3 +341,9 @@ def test_a_conversation_that_failed_to_file_says_so_and_can_be_forgotten(
     assert "<td>Filing failed</td>" in activity and "error: DataError" in activity and "varying" not in activity
     owner.post("/memory/forget", {"kind": "conversation", "ids": "stuck"})
     assert "bolts are 8 mm" not in owner.get("/memory/search", {"q": "kayak rack bolts"}).content.decode()
+
+
+def test_the_icon_is_served(owner: Client) -> None:
+    icon = owner.get("/favicon.ico", follow=True)
+    assert icon.status_code == 200 and b"<svg" in b"".join(icon.streaming_content)  # type: ignore[attr-defined]
+    assert "favicon.svg" in owner.get("/memory").content.decode()
