@@ -8,7 +8,7 @@ from datetime import date, datetime
 from typing import Any, TypedDict
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, TruncDate
 
 from palace.models import (
@@ -52,6 +52,10 @@ def _drawer_count() -> Coalesce:
     return Coalesce(Subquery(counted), 0)
 
 
+# A room card's "closets: flights · hotels" line, one query for the page's rooms.
+CLOSETS_IN_ORDER = Prefetch("closets", queryset=Closet.objects.order_by("position").only("room_id", "topic"))
+
+
 def rooms_of_wing(*, wing: Wing) -> QuerySet[Room]:
     """The wing's own rooms and the rooms that mention it (linked), newest first."""
     linked = Room.linked_wings.through.objects.filter(wing=wing, room=OuterRef("pk"))
@@ -60,6 +64,7 @@ def rooms_of_wing(*, wing: Wing) -> QuerySet[Room]:
         .filter(Q(wing=wing) | Exists(linked))
         .annotate(drawer_count=_drawer_count())
         .select_related("conversation__agent")
+        .prefetch_related(CLOSETS_IN_ORDER)
         .order_by("-started_at")
     )
 
@@ -69,6 +74,7 @@ def rooms_recent(*, owner: User) -> QuerySet[Room]:
         Room.objects.filter(owner=owner)
         .select_related("wing", "conversation__agent")
         .annotate(drawer_count=_drawer_count())
+        .prefetch_related(CLOSETS_IN_ORDER)
         .order_by("-started_at", "-pk")
     )
 

@@ -10,14 +10,14 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from palace import selectors
 from palace.models import Drawer
 from palace.recall import recall
 from palace.services import curation
-from palace.web.common import page, paginate, person
+from palace.web.common import is_htmx, page, paginate, person
 
 MAX_QUERY = 500
 # A signal's name to a person.
@@ -53,8 +53,22 @@ def memory_index(request: HttpRequest) -> HttpResponse:
 def wing_detail(request: HttpRequest, wing_id: int) -> HttpResponse:
     wing = _found(selectors.wing_get(owner=person(request), wing_id=wing_id))  # type: ignore[arg-type]
     rooms = paginate(request, selectors.rooms_of_wing(wing=wing), size=10)
-    context = {**_tree(request), "wing": wing, "rooms": rooms}
+    # Opened from the tree (htmx): the tree comes along out of band, so it marks this wing as the current one.
+    context = {**_tree(request), "wing": wing, "rooms": rooms, "tree_oob": is_htmx(request)}
     return page(request, "palace/wing.html", context, partial="palace/_wing.html", active="memory")
+
+
+TREE_ROOMS = 12
+
+
+@login_required
+def wing_rooms(request: HttpRequest, wing_id: int) -> HttpResponse:
+    """The tree's rooms of a wing, fetched when the person opens it there (lazily, as UI.md draws it)."""
+    wing = _found(selectors.wing_get(owner=person(request), wing_id=wing_id))  # type: ignore[arg-type]
+    rooms = selectors.rooms_of_wing(wing=wing)
+    total = rooms.count()
+    context = {"wing": wing, "rooms": list(rooms[:TREE_ROOMS]), "more": total > TREE_ROOMS, "total": total}
+    return render(request, "palace/_tree_rooms.html", context)
 
 
 TURNS_PER_PAGE = 30

@@ -8,6 +8,7 @@ urlpatterns = [
     path("memory", browse.memory_index, name="memory"),
     path("memory/search", browse.search, name="memory-search"),
     path("memory/wings/<int:wing_id>", browse.wing_detail, name="memory-wing"),
+    path("memory/wings/<int:wing_id>/rooms", browse.wing_rooms, name="memory-wing-rooms"),
     path("memory/rooms/<int:room_id>", browse.room_detail, name="memory-room"),
     path("memory/closets/<int:closet_id>", browse.closet_detail, name="memory-closet"),
     path("memory/drawers/<int:drawer_id>", browse.drawer_detail, name="memory-drawer"),

@@ -76,6 +76,31 @@ def test_browse_from_a_wing_down_to_a_drawer(page: Any, room: Room) -> None:
     screenshot(page, "drawer")
 
 
+def test_the_tree_opens_a_wing_in_place_and_marks_the_current_one(page: Any, room: Room) -> None:
+    page.goto("/memory")
+    tree = page.get_by_role("navigation", name="Wings")
+    tree.locator("summary").filter(has_text=f"Conversations of {room.wing.name}").click()  # its rooms load under it
+    tree.get_by_role("link", name=room.title).wait_for()
+    tree.get_by_role("link", name=room.wing.name, exact=True).click()
+    page.wait_for_url(f"**/memory/wings/{room.wing_id}")
+    current = page.locator('#tree a[aria-current="true"]')
+    current.wait_for()
+    assert current.inner_text() == room.wing.name  # the tree follows the pane, without a reload
+    assert "closets: " in page.inner_text("#pane")  # each room card names its topics
+    assert not axe_violations(page)
+
+
+def test_on_a_phone_a_chosen_wing_takes_the_screen_with_a_way_back(
+    chromium: Any, live_server: Any, personas: Personas, room: Room
+) -> None:
+    phone = logged_in_page(chromium, live_server, personas.owner.user, width=390)
+    phone.goto(f"/memory/wings/{room.wing_id}")
+    assert not phone.get_by_role("navigation", name="Wings").is_visible()
+    phone.locator("#pane").get_by_role("link", name="Palace", exact=True).click()
+    phone.wait_for_url("**/memory")
+    assert phone.get_by_role("navigation", name="Wings").is_visible()
+
+
 def test_search_shows_why_each_result_was_recalled(page: Any, room: Room) -> None:
     page.goto("/memory")
     page.get_by_label("Search your memory").fill("efoil")
