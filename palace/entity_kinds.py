@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from palace.gazetteers import BRANDS, known_kind, personal_name
+from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
 KIND_OF_LABEL: dict[str, str | None] = {
@@ -92,7 +92,7 @@ BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|con
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
-PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier)\s")
+PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of)\s")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
     r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watch(?:ed|ing)?|re-?watch(?:ed|ing)?|listening to|"
@@ -139,6 +139,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return None
     if known_kind(name):
         return known_kind(name)
+    if place_name(name) and (label != "PERSON" or not personal_name(name)):
+        return "place"  # "the Maldives" read as ORG, "Central America" as LOC or ORG
     if kind in ("organisation", "person") and AUTHOR_BEFORE.search(before) and PERSONAL_NAME.match(name):
         return "person"  # "Thinking in Systems by Donella Meadows": a title's author
     if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):
@@ -194,8 +196,8 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
-    if DENOMINATION.match(name):
-        return "organisation"
+    if DENOMINATION.match(name) or FOOD_VENUE.search(name):
+        return "organisation"  # "the Catholic Church"; "The Ship Rock Grille", whatever the label
     if place_shaped(name) and label in (
         "ORG",
         "PERSON",
@@ -218,6 +220,10 @@ def kind_of(name: str, label: str) -> str | None:
     return kind
 
 
+FOOD_VENUE = re.compile(
+    r"\b(?:Grill|Grille|Diner|Eatery|Steakhouse|Pizzeria|Brasserie|Trattoria|Cantina|Taqueria|Deli|Creamery|"
+    r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant)$"
+)
 ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
 
 

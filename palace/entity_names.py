@@ -53,6 +53,13 @@ TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle
 ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-ZÀ-ÖØ-Þ])")
 LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
+TRAILING_PARTICLE = re.compile(r"(?:\s+(?:at|in|on|of|and|or|the|for|with|to|from|by|a|an))+$")
+# A job title is a role, not a name: "Senior Marketing Manager", "Data Analyst".
+ROLE_TITLE = re.compile(
+    r"^(?:(?:Senior|Junior|Lead|Chief|Head|Principal|Associate|Assistant|Staff|Executive|Deputy|Vice)\s+)*"
+    r"(?:[A-Z][a-z]+\s+){0,2}(?:Manager|Specialist|Director|Engineer|Analyst|Coordinator|Officer|Consultant|"
+    r"Developer|Scientist|Strategist|Administrator|Intern|Designer|Representative|Supervisor)$"
+)
 MARKDOWN_HEADING = re.compile(
     r"^\s*(?:#{1,6}\s|\*\*[^*\n]{1,80}\*\*:?\s*$|\d+\.\s+\*\*|[-*]\s+\*\*"
     # a short numbered or bulleted list item ("3. Skill Training."): a label, not a sentence
@@ -102,6 +109,7 @@ def clean(text: str, *, keep_article: bool = False) -> str:
     if not (keep_article and text[:4].lower() == "the "):
         text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")
     text = ADMINISTRATIVE.sub("", text)  # "the State of New South Wales": the place is New South Wales
+    text = TRAILING_PARTICLE.sub("", text)  # "The Killers at": the small model ran on into the sentence
     return TRAILING.sub("", text).strip()
 
 
@@ -109,9 +117,18 @@ def split_conjunction(name: str, text: str) -> list[str]:
     """ "Instagram and Facebook" -> both, when each part is a brand or is named on its own elsewhere in
     `text` (the conversation); "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
     parts = re.split(r"\s+(?:and|And|&|or)\s+|,\s*", name)
+    if len(parts) == 2 and parts[0] in COMPASS_WORDS and len(parts[1].split()) == 2:
+        region, whole = parts[1].split()
+        if region in COMPASS_WORDS:  # "Central and South America": two regions sharing the noun
+            return [f"{parts[0]} {whole}", parts[1]]
     if len(parts) > 1 and all(p.lower() in BRANDS or text.count(p) > text.count(name) for p in parts):
         return parts
     return [name]
+
+
+COMPASS_WORDS = frozenset(
+    "North South East West Central Northern Southern Eastern Western Upper Lower Inner Outer".split()
+)
 
 
 # A capitalised word, a model number ("ES110", "DS-1", "P-45") or an issue number ("#1").
@@ -304,7 +321,7 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if ABBREVIATION.fullmatch(text):  # "RnD", "PhD", "BSc": an abbreviation, not a name
         return False
-    if is_variety(text) or PLACEHOLDER.search(text):  # "Riesling", "Yukon Golds"; "XYZ University"
+    if is_variety(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):  # "Riesling"; "XYZ University"
         return False
     # A common word in capitals is emphasis ("THE END", "NOTE"), not an acronym.
     if text.isupper() and text.isalpha() and len(text) >= 3 and low in generic_words() and not known_kind(text):

@@ -57,11 +57,18 @@ BRANDS = frozenset(
 }
 # Countries and well-known cities written in lower case in chat (palace/places.txt says which).
 PLACES = frozenset(
-    word
+    name.strip()
     for line in (Path(__file__).with_name("places.txt")).read_text().splitlines()
-    if not line.startswith("#")
-    for word in line.split()
+    if line.strip() and not line.startswith("#")
+    for name in (line.split("|") if "|" in line else line.split())
 )
+
+
+def place_name(name: str) -> bool:
+    """A country, a state or province, a region of the world or a well-known city (palace/places.txt)."""
+    return re.sub(r"^the\s+", "", name.lower()) in PLACES
+
+
 PLACE = re.compile(r"(?<![\w@#/.-])(" + "|".join(sorted(PLACES, key=len, reverse=True)) + r")(?![\w/-])", re.I)
 
 

@@ -7,7 +7,7 @@ from palace import extraction, titles, topics
 from palace.entities import conversation_entities
 from palace.entity_aliases import Entity, drop_derived
 from palace.entity_kinds import kind_in_context
-from palace.entity_names import capitalised_runs
+from palace.entity_names import capitalised_runs, clean
 from palace.entity_votes import brands_of_products
 from palace.pasted_code import split_code
 
@@ -585,3 +585,20 @@ def test_possessive_names_places_shops_homes_and_authors() -> None:
         "shoe",
         "headache",
     ]
+
+
+def test_countries_regions_venues_roles_and_names_run_on() -> None:
+    kinds = _kinds_of(
+        [
+            ("user", "I love the Maldives and County Mayo, and language work in Central and South America."),
+            (
+                "user",
+                "After the show we ate at The Ship Rock Grille in Denver. I was promoted to Senior Marketing Manager.",
+            ),
+        ]
+    )
+    assert kinds.get("Maldives") == "place" and kinds.get("County Mayo") == "place"
+    assert kinds.get("Central America") == "place" and kinds.get("South America") == "place" and "Central" not in kinds
+    assert kinds.get("Ship Rock Grille") == "organisation"  # a restaurant's word, whatever the label
+    assert "Senior Marketing Manager" not in kinds  # a role, not a name
+    assert clean("The Killers at") == "Killers"
