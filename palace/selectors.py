@@ -231,8 +231,20 @@ def palace_counts(*, owner: User) -> dict[str, int]:
 
 
 def wings_by_size(*, owner: User, limit: int = 15) -> QuerySet[Wing]:
+    """The wings with the most turns: in the rooms filed under them and the rooms that mention them (a
+    topic or a person only mentioned has linked rooms only, and counted 0)."""
+    own = Drawer.objects.filter(room__wing=OuterRef("pk")).order_by().values("room__wing").annotate(n=Count("pk"))
+    linked = (
+        Drawer.objects.filter(room__linked_wings=OuterRef("pk"))
+        .order_by()
+        .values("room__linked_wings")
+        .annotate(n=Count("pk"))
+    )
     return (
-        Wing.objects.filter(owner=owner).annotate(drawers=Count("rooms__drawers")).order_by("-drawers", "name")[:limit]
+        Wing.objects.filter(owner=owner)
+        .annotate(drawers=Coalesce(Subquery(own.values("n")), 0) + Coalesce(Subquery(linked.values("n")), 0))
+        .filter(drawers__gt=0)
+        .order_by("-drawers", "name")[:limit]
     )
 
 

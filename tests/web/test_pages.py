@@ -13,6 +13,7 @@ from accounts.selectors import exclusion_rule_list
 from episodic.services.typed_memories import typed_memory_create
 from palace.models import Conversation, Drawer, Entity, MiningJob, Room, Wing
 from palace.services import jobs, mining
+from palace.services.filing import wing_ensure
 from tests.conftest import Personas
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
@@ -347,3 +348,16 @@ def test_the_icon_is_served(owner: Client) -> None:
     icon = owner.get("/favicon.ico", follow=True)
     assert icon.status_code == 200 and b"<svg" in b"".join(icon.streaming_content)  # type: ignore[attr-defined]
     assert "favicon.svg" in owner.get("/memory").content.decode()
+
+
+def test_the_largest_wings_count_the_turns_of_the_rooms_that_mention_them(owner: Client, room: Room) -> None:
+    linked = list(room.linked_wings.all())
+    assert linked  # Derek and Anna are mentioned in the Efoil room
+    turns = Drawer.objects.filter(room=room).count()
+    empty = wing_ensure(owner_id=room.owner_id, name="Nowhere", kind="topic")
+    html = owner.get("/memory/overview").content.decode()
+    table = html[html.index("Largest wings") :]
+    for wing in [room.wing, *linked]:
+        row = table[table.index(f">{wing.name}</a>") :]
+        assert f'<td class="count">{turns}</td>' in row[: row.index("</tr>")]
+    assert empty.name not in table  # a wing with no turns is not among the largest
