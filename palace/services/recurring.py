@@ -36,7 +36,7 @@ def room_file_topics(*, room: Room, turns: Sequence[tuple[str, str]], found: ext
             sharing[key].append(other_pk)
     linked: list[Wing] = []
     for key, room_ids in sharing.items():
-        if len(room_ids) < MIN_ROOMS or len(room_ids) / max(total, 1) > MAX_SHARE:
+        if not _earns(room_ids, total) or _covered(key, sharing, total):
             continue
         wing = wing_ensure(owner_id=room.owner_id, name=key, kind=Wing.Kind.TOPIC)
         if wing.kind != Wing.Kind.TOPIC:
@@ -60,7 +60,7 @@ def owner_file_topics(*, owner_id: int) -> None:
     wing_of = {pk: wing_id for pk, wing_id, _ in rooms}
     earned: set[tuple[int, int]] = set()
     for key, room_ids in sorted(sharing.items()):
-        if len(room_ids) < MIN_ROOMS or len(room_ids) / max(len(rooms), 1) > MAX_SHARE:
+        if not _earns(room_ids, len(rooms)) or _covered(key, sharing, len(rooms)):
             continue
         wing = wing_ensure(owner_id=owner_id, name=key, kind=Wing.Kind.TOPIC)
         if wing.kind != Wing.Kind.TOPIC:
@@ -73,4 +73,18 @@ def owner_file_topics(*, owner_id: int) -> None:
     Room.linked_wings.through.objects.bulk_create(
         [Room.linked_wings.through(room_id=room_id, wing_id=wing_id) for room_id, wing_id in earned - current],
         ignore_conflicts=True,
+    )
+
+
+def _earns(room_ids: Sequence[int], total: int) -> bool:
+    return len(room_ids) >= MIN_ROOMS and len(room_ids) / max(total, 1) <= MAX_SHARE
+
+
+def _covered(key: str, sharing: dict[str, list[int]], total: int) -> bool:
+    """A phrase whose rooms all hold a shorter phrase of its words, itself a topic, files nothing new:
+    "birdwatching heron" beside "heron", "knitting sock" beside "sock" made two wings of one subject."""
+    words, rooms = set(key.split()), set(sharing[key])
+    return any(
+        other != key and set(other.split()) < words and rooms <= set(other_rooms) and _earns(other_rooms, total)
+        for other, other_rooms in sharing.items()
     )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from io import StringIO
 from typing import Any
 
@@ -9,9 +10,10 @@ from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
 from palace.models import Closet, Conversation, Drawer, Entity, PreferenceTopic, Relation, Room, Wing
-from palace.services import filing, graph, mining, remine
+from palace.services import filing, graph, mining, recurring, remine
 from tests.conftest import Personas
 from tests.factories import Persona
+from tests.palace.recall_data import mine
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
 pytestmark = pytest.mark.django_db
@@ -279,3 +281,19 @@ def test_recurring_topics_are_earned_again_from_the_new_key_phrases(api: APIClie
     first = _palace(owner)
     assert remine.owner_remine(owner=owner.user).changed == 0
     assert _palace(owner) == first
+
+
+def test_a_topic_phrase_inside_a_broader_one_makes_no_second_wing(personas: Personas) -> None:
+    owner = personas.owner.user
+    when = datetime(2024, 3, 1, 12, tzinfo=UTC)
+    rooms = [mine(owner, f"c{i}", [{"role": "user", "content": f"Notes number {i}."}], when)[0].room for i in range(10)]
+    for room in rooms[:3]:
+        Room.objects.filter(pk=room.pk).update(keyphrases=["heron", "birdwatching heron"])
+    Room.objects.filter(pk=rooms[3].pk).update(keyphrases=["heron"])
+    recurring.owner_file_topics(owner_id=owner.pk)
+    topics = set(
+        Wing.objects.filter(owner=owner, kind=Wing.Kind.TOPIC, linked_rooms__isnull=False).values_list(
+            "name", flat=True
+        )
+    )
+    assert topics == {"heron"}  # "birdwatching heron" rooms are all "heron" rooms: one wing, not two
