@@ -50,6 +50,7 @@ PUBLIC = {
     "api/schema/": "the OpenAPI document: the API's shape, no data",
     "api/docs/": "the schema browser",
     "accounts/login/": "the sign-in form",
+    "favicon.ico": "a redirect to the site's icon, a static file",
     "accounts/logout/": "signing out",
     "accounts/password_reset/": "the reset form (answers the same for any address)",
     "accounts/password_reset/done/": "a static page",

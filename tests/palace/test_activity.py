@@ -23,9 +23,9 @@ def _history(personas: Personas) -> None:
     never recall by the person (no agent); and an outsider's mining."""
     owner, teammate = personas.owner, personas.teammate
     first = mine(owner.user, "a", [{"role": "user", "content": "The kettle is broken."}], MARCH, agent=owner.agent)
-    mine(owner.user, "b", [{"role": "user", "content": "Buy a new kettle."}], MARCH, agent=teammate.agent)
+    second = mine(owner.user, "b", [{"role": "user", "content": "Buy a new kettle."}], MARCH, agent=teammate.agent)
     curation.drawer_pin(drawer=first[0], pinned=True, agent=teammate.agent)
-    curation.drawer_never_recall(drawer=first[0], never=True)
+    curation.drawer_never_recall(drawer=second[0], never=True)
     outsider = personas.outsider
     mine(outsider.user, "x", [{"role": "user", "content": "Secret plans."}], MARCH, agent=outsider.agent)
 
