@@ -107,11 +107,69 @@ def _condense(text: str) -> str:
     text = re.sub(r"^(?:help|advice|tips?) (?:with|on) (?=\w+ing\b)", "", text, flags=re.I)
     for _ in range(2):
         text = TIME_TAIL.sub("", text)
-    text = re.sub(r"[?.!]+$", "", text).strip(" \"'")
-    words = text.split()[:MAX_WORDS]
+    text = _balanced_quotes(re.sub(r"[?.!]+$", "", text).strip())
+    words = _cut(text.split())
     while words and words[-1].lower() in WEAK_END:
         words.pop()
-    return " ".join(words)
+    return _balanced_quotes(" ".join(words))
+
+
+# A word that opens a trailing phrase: a title cut before it reads whole ("Learning some new songs to play"
+# rather than "… to play at this music").
+BREAK_BEFORE = frozenset(
+    "to for with at in on after before from that which and or about during like because since while when "
+    "where if without".split()
+)
+# "… I need to read": "to" after these opens no phrase of its own.
+TO_AFTER = frozenset("need needs want wants have has had going how what where when trying try able like love".split())
+LOSE_AT_MOST = 3  # words a phrase cut may drop from the MAX_WORDS first
+
+
+def _cut(words: list[str]) -> list[str]:
+    """At most MAX_WORDS words, cut where a phrase ends: before a break word among the last LOSE_AT_MOST,
+    when what it drops names nothing (no capital, no number: "after a tough few", not "for the Tech
+    Expo"); never inside a name ("Brown v. Board of Education Supreme Court" is kept whole when it ends
+    within a few words)."""
+    if len(words) <= MAX_WORDS:
+        return words
+
+    def capital(word: str) -> bool:
+        return word[:1].isupper() or word[:1].isdigit() or word[:1] in "\"'"
+
+    end = MAX_WORDS
+    if capital(words[end - 1]) and capital(words[end]):  # inside a name: run to its end, if it ends soon
+        stop = end
+        while stop < len(words) and (capital(words[stop]) or words[stop] in ("of", "the", "and", "v.", "de")):
+            stop += 1
+        if stop <= MAX_WORDS + 4:
+            return words[:stop]
+    for k in range(end, end - LOSE_AT_MOST - 1, -1):
+        word = words[k].lower()
+        if word not in BREAK_BEFORE or (word == "to" and words[k - 1].lower() in TO_AFTER):
+            continue
+        if any(capital(w) for w in words[k:end]):
+            break  # the phrase names something: keep the first MAX_WORDS words as they are
+        return words[:k]
+    return words[:end]
+
+
+def _balanced_quotes(text: str) -> str:
+    """A title with one quote mark lost its other half to the cut: drop it, or close the quoted title."""
+    text = text.strip(" '")
+    if text.count('"') % 2 == 0:
+        return text
+    if text.startswith('"'):
+        return text[1:].strip()
+    if text.endswith('"'):
+        return text[:-1].strip()
+    return f'{text}"'
+
+
+# Nouns that follow "I need / I'd like" and are no verb to make a gerund of: "I need some advice on …".
+NOT_VERBS = frozenset(
+    "advice help tips ideas suggestions recommendations information info guidance feedback inspiration "
+    "assistance support input".split()
+)
 
 
 def _as_title(how: str, rest: str) -> str:
@@ -123,7 +181,14 @@ def _as_title(how: str, rest: str) -> str:
             and first.islower()
             and not first.endswith(("ing", "ed", "s"))
             and first not in {"a", "an", "the", "some", "my", "your", "new", "good", "more"}
+            and first not in NOT_VERBS
         ):
+            # "organize my tasks and prioritize my projects": both verbs read as what is being done
+            tail = re.sub(
+                r"\band ([a-z]+)(?= (?:my|the|a|an|some|our|your|his|her|their)\b)",
+                lambda m: f"and {gerund(m.group(1))}" if not m.group(1).endswith(("s", "ed", "ing")) else m.group(0),
+                tail,
+            )
             rest = f"{gerund(first)} {tail}".strip()
     elif how == "how to {x}":
         rest = "how to " + rest

@@ -602,3 +602,25 @@ def test_countries_regions_venues_roles_and_names_run_on() -> None:
     assert kinds.get("Ship Rock Grille") == "organisation"  # a restaurant's word, whatever the label
     assert "Senior Marketing Manager" not in kinds  # a role, not a name
     assert clean("The Killers at") == "Killers"
+
+
+def test_a_long_request_is_cut_where_a_phrase_ends_and_names_stay_whole() -> None:
+    def title(text: str) -> str:
+        return titles.room_title([("user", text)])
+
+    assert title("I want to learn some new songs to play at this music festival next month.") == (
+        "Learning some new songs to play"
+    )
+    assert title("What is the significance of the Brown v. Board of Education Supreme Court decision?") == (
+        "Significance of the Brown v. Board of Education Supreme Court"
+    )
+    assert title("I am working on a post-event report for the Tech Expo we ran last week.") == (
+        "Working on a post-event report for the Tech Expo"
+    )  # what a cut would drop names something: kept
+    assert title('Can you recommend films similar to "The Lost Daughter" by the same director?').count('"') == 2
+    assert (
+        title("I need some advice on how to style my new silk blouse.") == "Advice on how to style my new silk blouse"
+    )
+    assert title("I need help to organize my tasks and prioritize my projects.") == (
+        "Organizing my tasks and prioritizing my projects"
+    )
