@@ -24,6 +24,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from accounts.models import Agent, ApiKey
+from accounts.selectors import built
 from memory_site.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ def _load(model: type[Any], data: dict[str, Any], fields: tuple[str, ...]) -> An
         values[0] = uuid.UUID(values[0])
     if model is ApiKey:
         values[1] = uuid.UUID(values[1])
-    return model.from_db("default", list(fields), values)
+    return built(model, fields, values)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -33,6 +34,15 @@ _AUTHENTICATE_SQL = (
 )
 
 
+def built(model: type[Any], columns: Sequence[str], values: Sequence[Any]) -> Any:
+    """An instance from some of its columns, the way the ORM builds one (the rest deferred). `from_db`
+    takes the values in the model's own field order, whatever order `columns` names them in: given
+    ("username", "is_active", "is_superuser") in another order, it put the username in is_superuser."""
+    by_name = dict(zip(columns, values, strict=True))
+    ordered = [f.attname for f in model._meta.concrete_fields if f.attname in by_name]
+    return model.from_db("default", ordered, [by_name[name] for name in ordered])
+
+
 def api_key_for_hash(*, key_hash: str) -> ApiKey | None:
     """The active key with this hash, with its agent and owner loaded; None for unknown or revoked
     keys and for keys whose owner is deactivated."""
@@ -44,12 +54,12 @@ def api_key_for_hash(*, key_hash: str) -> ApiKey | None:
         return None
     key_end, agent_end = len(_KEY_COLUMNS), len(_KEY_COLUMNS) + len(_AGENT_COLUMNS)
     # from_db builds instances the way the ORM does (the other columns are deferred, loaded on access).
-    api_key = ApiKey.from_db("default", [*_KEY_COLUMNS], row[:key_end])
+    api_key = built(ApiKey, _KEY_COLUMNS, row[:key_end])
     agent_row = list(row[key_end:agent_end])
     if isinstance(agent_row[4], str):  # Django leaves jsonb undecoded for its JSONField to parse
         agent_row[4] = json.loads(agent_row[4])
-    agent = Agent.from_db("default", [*_AGENT_COLUMNS], agent_row)
-    agent.owner = User.from_db("default", [*_USER_COLUMNS], row[agent_end:])
+    agent = built(Agent, _AGENT_COLUMNS, agent_row)
+    agent.owner = built(User, _USER_COLUMNS, row[agent_end:])
     api_key.agent = agent
     return api_key
 

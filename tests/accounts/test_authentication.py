@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.test import APIClient
+from rest_framework.test import APIClient, APIRequestFactory
 
 from accounts import services
 from accounts.models import ApiKey
@@ -137,3 +137,16 @@ def test_keys_still_authenticate_when_redis_is_down(api: APIClient, unreachable_
     _assert_401(api.get(ME, HTTP_X_API_KEY=persona.key + "x"), MESSAGE_INVALID_KEY)
     services.api_key_revoke(api_key=persona.api_key)
     _assert_401(api.get(ME, **persona.headers), MESSAGE_INVALID_KEY)
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_owner_a_key_brings_is_the_owner_field_by_field(cached: bool) -> None:
+    from memory_site.api.authentication import ApiKeyAuthentication
+
+    persona = make_persona()
+    request = APIRequestFactory().get(ME, HTTP_X_API_KEY=persona.key)
+    if cached:
+        ApiKeyAuthentication().authenticate(request)  # the first request fills the cache; the next reads it
+    owner, _ = ApiKeyAuthentication().authenticate(request)  # type: ignore[misc]
+    assert (owner.pk, owner.username) == (persona.user.pk, persona.user.username)
+    assert owner.is_active is True and owner.is_superuser is False and owner.is_staff is False
