@@ -1,8 +1,15 @@
-"""Things found by name: wings and entities dedupe by slug and aliases, per owner."""
+"""Things found by name: wings and entities dedupe by slug and aliases, per owner.
+
+A slug keeps what tells names apart: Latin letters lose their accents ("Zürich" and "Zurich" are one
+place, "Łódź" is "lodz"), other scripts are kept as written ("東京" and "大阪" are two cities, where an
+ASCII-only slug made both "unnamed" and one entity), and a name with no letter or digit at all (an
+emoji) is slugged by a digest of itself."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, TypeVar
@@ -33,7 +40,7 @@ NAME_LIMIT = 200
 
 def find_named(model: type[M], *, owner_id: int, name: str) -> M | None:
     """The owner's row of `model` called `name`, by slug or by alias (case-insensitive)."""
-    slug = slugify(name)[:200] or "unnamed"
+    slug = slug_of(name)
     return (
         model._default_manager.filter(owner_id=owner_id)
         .filter(Q(slug=slug) | Q(aliases__contains=[name.lower()]))
@@ -64,7 +71,7 @@ def _ensure_named(
     row = find_named(model, owner_id=owner_id, name=name)
     if row is not None:
         return row
-    slug = slugify(name)[:200] or "unnamed"
+    slug = slug_of(name)
     alias = name.lower()
     manager = model._default_manager
     try:
@@ -75,9 +82,38 @@ def _ensure_named(
         return manager.get(owner_id=owner_id, slug=slug)
 
 
-def slug_of(name: str) -> str:
-    """A wing's or entity's slug: unique per owner ("unnamed" for a name slugify keeps nothing of)."""
-    return slugify(name)[:200] or "unnamed"
+# Latin letters NFKD does not take apart.
+LATIN_LETTERS = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ø": "o",
+        "Ø": "O",
+        "đ": "d",
+        "Đ": "D",
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "þ": "th",
+        "Þ": "TH",
+        "ð": "d",
+        "Ð": "D",
+        "\u0131": "i",  # dotless i
+    }
+)
+
+
+def slug_of(name: str, *, limit: int = 200) -> str:
+    """A wing's or entity's slug, unique per owner (see the module's docstring)."""
+    latin = "".join(
+        c for c in unicodedata.normalize("NFKD", name.translate(LATIN_LETTERS)) if not unicodedata.combining(c)
+    )
+    slug = slugify(latin, allow_unicode=True)[:limit]
+    if slug:
+        return slug
+    return "n-" + hashlib.sha1(name.strip().lower().encode()).hexdigest()[:16]
 
 
 def ensure_many(model: type[M], *, owner_id: int, kinds: Mapping[str, str]) -> dict[str, M]:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from memory_site.db import advisory_xact_lock
+from memory_site.lib.errors import InvalidFieldError
 from palace.models import Drawer, Entity, Relation, RelationCitation
 from palace.naming import ensure_named
 
@@ -26,8 +27,16 @@ def single_valued(predicate: str) -> bool:
     return predicate in settings.KG_SINGLE_VALUED_PREDICATES
 
 
+MESSAGE_BAD_PREDICATE = "A predicate needs a letter or a digit."
+
+
 def predicate_slug(predicate: str) -> str:
-    return slugify(predicate).replace("-", "_")[:100]
+    """ "Works at" -> works_at, "好き" stays itself; a predicate with no letter or digit ("!!!", an emoji)
+    is refused: it would be stored empty, and every such fact would be one predicate."""
+    slug = slugify(predicate, allow_unicode=True).replace("-", "_")[:100]
+    if not slug:
+        raise InvalidFieldError("predicate", MESSAGE_BAD_PREDICATE)
+    return slug
 
 
 def entity_ensure(*, owner_id: int, name: str, kind: str = Entity.Kind.THING) -> Entity:

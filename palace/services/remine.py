@@ -194,7 +194,7 @@ def _apply(plan: _Plan) -> Refiled:
         graph.relations_delete(relations=Relation.objects.filter(source_drawer__in=drawers))
         mining.graph_from(conversation, found, plan.turns, drawers, plan.llm_triples)
         for entity in found.entities:
-            Entity.objects.filter(owner_id=owner_id, slug=slugify(entity.name)[:200]).exclude(kind=entity.kind).update(
+            Entity.objects.filter(owner_id=owner_id, slug=naming.slug_of(entity.name)).exclude(kind=entity.kind).update(
                 kind=entity.kind
             )
         recurring.room_file_topics(room=room, turns=[(t.role, t.content) for t in plan.turns], found=found)

@@ -178,3 +178,21 @@ def test_an_owned_thing_ends_where_the_sentence_goes_on(api: APIClient, personas
     mining.conversation_mine(conversation=Conversation.objects.get(external_id="c2"))
     owns = Relation.objects.get(subject__name="Derek", predicate="owns")
     assert owns.object is not None and owns.object.name == "board"
+
+
+def test_names_in_any_script_stay_apart_and_a_predicate_needs_a_letter(api: APIClient, personas: Personas) -> None:
+    h = personas.owner.headers
+    for name in ("東京", "大阪", "🎉", "Łódź"):
+        assert _add(api, h, subject=name, predicate="好き", object="tea").status_code == 201
+    read = api.get("/api/v1/kg/entities/%E5%A4%A7%E9%98%AA", **h)  # 大阪
+    assert read.status_code == 200 and read.json()["entity"]["name"] == "大阪"
+    assert [r["predicate"] for r in read.json()["relations"]] == ["好き"]
+    names = {e["name"] for e in api.get("/api/v1/kg/entities", **h).json()["results"]}
+    assert {"東京", "大阪", "🎉", "Łódź", "tea"} <= names
+    assert api.get("/api/v1/kg/entities/Lodz", **h).json()["entity"]["name"] == "Łódź"  # accents still fold
+    assert api.delete("/api/v1/kg/entities/%F0%9F%A5%9F", **h).status_code == 404  # 🥟 is no one's name here
+    assert api.get("/api/v1/kg/entities/%E6%9D%B1%E4%BA%AC", **h).status_code == 200  # 東京 is still there
+    for bad in ("!!!", "❤️"):
+        refused = _add(api, h, subject="Maya", predicate=bad, object="tea", replace=True)
+        assert refused.status_code == 400 and "predicate" in refused.json()["extra"]["fields"]
+    assert not Relation.objects.filter(predicate="").exists()
