@@ -62,6 +62,13 @@ _SPANNING = re.compile(
 # days gave the same dev and hard-case figures (hard multi-session 0.759 -> 0.793, knowledge-update kept
 # at 1.000: the newer fact still wins); 90 is the low end of that range (bench README, longmemeval).
 RECENCY_HALF_LIFE_DAYS = 90.0
+# "Where do I live now?", "my current job": how things stand, which the newest statement says; a move three
+# weeks later must win over the old address, where 90 days parted them by 0.05 of the fused score.
+STATE_WORDS = frozenset(
+    "now currently current right now at the moment still anymore any more latest most recent most recently "
+    "newest updated update nowadays".split()
+) | {"right now", "at the moment", "any more", "most recent", "most recently"}
+STATE_HALF_LIFE_DAYS = 30.0  # dev and hard-case figures identical at 7, 14, 30 and 90 (bench README)
 
 
 @dataclass(frozen=True)
@@ -86,9 +93,11 @@ class Recency:
     label: str
 
     def fit(self, moment: datetime) -> float:
-        """Newer is better: halves every RECENCY_HALF_LIFE_DAYS before the reference time."""
+        """Newer is better: halves every RECENCY_HALF_LIFE_DAYS before the reference time, or every
+        STATE_HALF_LIFE_DAYS for a question about how things stand now ("where do I live now?")."""
         age_days = max((self.reference - moment).total_seconds() / 86400, 0.0)
-        return 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+        half_life = STATE_HALF_LIFE_DAYS if self.label in STATE_WORDS else RECENCY_HALF_LIFE_DAYS
+        return 0.5 ** (age_days / half_life)
 
 
 def _day(local: date, tz: ZoneInfo, days: int = 1) -> tuple[datetime, datetime]:

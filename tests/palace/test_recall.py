@@ -476,10 +476,14 @@ def test_a_question_about_the_latest_still_asks_for_recency() -> None:
 
     parsed = temporal.parse("What is my most recent race time?", MARCH)
     assert isinstance(parsed, temporal.Recency)
-    # Newer is better, and a season-old memory keeps weight: "these days" spans months of conversations.
-    week, season, year = (parsed.fit(MARCH - timedelta(days=d)) for d in (7, 90, 365))
-    assert 1.0 > week > season > year > 0
-    assert season == pytest.approx(0.5)
+    # Newer is better: how things stand now is what the newest statement says (halved every 30 days) ...
+    week, month, season = (parsed.fit(MARCH - timedelta(days=d)) for d in (7, 30, 90))
+    assert 1.0 > week > month > season > 0
+    assert month == pytest.approx(0.5)
+    # ... while "these days" spans months of conversations: a season-old memory keeps half its weight.
+    lately = temporal.parse("What am I collecting these days?", MARCH)
+    assert isinstance(lately, temporal.Recency)
+    assert lately.fit(MARCH - timedelta(days=90)) == pytest.approx(0.5)
 
 
 def test_a_person_the_query_names_brings_every_drawer_about_them(personas: Personas) -> None:
