@@ -197,6 +197,7 @@ class PoolCreateApi(PoolApi):
         ttl_seconds = fields.pop("ttl_seconds", None)
         if ttl_seconds is not None:
             fields["expires_at"] = timezone.now() + timedelta(seconds=ttl_seconds)
+        memory_require_enabled(owner=request_owner(request))  # paused memory keeps nothing new (409)
         pool = services.pool_create(agent=calling_agent(request), access_control=acl, **fields)
         return Response(PoolOutput(pool).data, status=status.HTTP_201_CREATED)
 

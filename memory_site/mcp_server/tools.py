@@ -10,11 +10,13 @@ never see or do more than the same key can over REST. It costs a URL resolve and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from memory_site.lib.ids import CONVERSATION_ID_PATTERN, MESSAGE_BAD_CONVERSATION_ID, is_valid_conversation_id
 from palace import assembly
 
 API = "/api/v1"
@@ -58,7 +60,11 @@ def _pick(arguments: dict[str, Any], *names: str) -> dict[str, Any]:
     return {name: arguments[name] for name in names if name in arguments}
 
 
-CONVERSATION_ID = {"type": "string", "minLength": 1, "maxLength": 200, "description": "Your id for the conversation."}
+CONVERSATION_ID = {
+    "type": "string",
+    "pattern": "^" + CONVERSATION_ID_PATTERN.pattern + "$",  # the REST rule: no slash may reach another route
+    "description": "Your id for the conversation: ASCII letters, digits and . _ : @ ~ - (1 to 256).",
+}
 DATETIME = {"type": "string", "format": "date-time"}
 TURNS = {
     "type": "array",
@@ -132,10 +138,12 @@ def _kg_add(a: dict[str, Any]) -> Call:
 def _forget(a: dict[str, Any]) -> Call:
     kind, target = a["kind"], a["id"]
     if kind == "drawer":
-        if not str(target).isdigit():
+        if not re.fullmatch(r"[0-9]{1,18}", str(target)):  # "²" is a digit to isdigit(), not to int()
             raise ToolInputError("A drawer id is a number (the drawer_id recall returns).")
         return Call("DELETE", f"{API}/palace/drawers/{int(target)}")
     if kind == "conversation":
+        if not is_valid_conversation_id(target):
+            raise ToolInputError(MESSAGE_BAD_CONVERSATION_ID)
         return Call("DELETE", f"{API}/conversations/{_segment(target)}")
     return Call("DELETE", f"{API}/kg/entities/{_segment(target)}")
 

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Agent, MemorySettings
 from accounts.services import MESSAGE_MEMORY_PAUSED, agent_overrides_update, agent_update
-from episodic.models import ContextEntry, ShortTermMemory
+from episodic.models import ContextEntry, MemoryPool, ShortTermMemory
 from ledger.models import WorkingMemorySnapshot
 from palace.models import ActivityEvent, Conversation, Drawer, MiningJob, Relation
 from palace.services import intake, jobs
@@ -134,6 +134,8 @@ def test_pause_refuses_new_memory_and_empties_recall_and_context(api: APIClient,
     typed = api.post("/api/v1/memories/typed/semantic", {"content": "a fact"}, format="json", **h)
     episode = api.post("/api/v1/episodes", {"conversation_id": "c1", "summary": "a day"}, format="json", **h)
     assert typed.status_code == episode.status_code == 409
+    pool = api.post("/api/v1/pools", {"pool_id": "paused-pool", "data": {"ssn": "123-45-6789"}}, format="json", **h)
+    assert pool.status_code == 409 and not MemoryPool.objects.exists()  # a new pool keeps something new too
     # The outsider's memory is not paused.
     outsider = api.post(
         "/api/v1/conversations", {"conversation_id": "c1", "turns": TURNS}, format="json", **personas.outsider.headers

@@ -75,18 +75,24 @@ def test_the_memory_tools_act_for_the_owner_and_never_for_an_outsider(live_serve
 
 
 def test_bad_arguments_are_a_tool_error_the_model_can_read(live_server: Any, personas: Personas) -> None:
-    missing, unset, bad_drawer = _calls(
+    missing, unset, bad_drawer, superscript, slashed, slashed_forget = _calls(
         live_server.url,
         personas.owner.key,
         [
             ("recall", {"top_k": 3}),
             ("working_memory", {"conversation_id": "c1", "action": "set"}),
             ("forget", {"kind": "drawer", "id": "twelve"}),
+            ("forget", {"kind": "drawer", "id": "\u00b2"}),  # a digit to str.isdigit, not to int()
+            ("working_memory", {"conversation_id": "wm1/keys", "action": "get"}),  # no other route by a slash
+            ("forget", {"kind": "conversation", "id": "c1/turns"}),
         ],
     )
     assert missing.is_error and "query" in structured(missing)["extra"]["arguments"]
     assert unset.is_error and "fields" in structured(unset)["message"]
     assert bad_drawer.is_error and "number" in structured(bad_drawer)["message"]
+    assert superscript.is_error and "number" in structured(superscript)["message"]
+    assert slashed.is_error and "conversation_id" in structured(slashed)["extra"]["arguments"]
+    assert slashed_forget.is_error and "Conversation ids" in structured(slashed_forget)["message"]
 
 
 def test_kg_query_reaches_names_with_spaces_and_slashes(live_server: Any, personas: Personas) -> None:
