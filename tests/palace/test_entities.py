@@ -624,3 +624,11 @@ def test_a_long_request_is_cut_where_a_phrase_ends_and_names_stay_whole() -> Non
     assert title("I need help to organize my tasks and prioritize my projects.") == (
         "Organizing my tasks and prioritizing my projects"
     )
+
+
+def test_a_pasted_document_is_read_for_names_in_its_first_part() -> None:
+    filler = "we walked along the river and talked about the weather and the garden. " * 1500  # ~100,000 chars
+    text = f"My friend Priyanka Venkataraman sent me this. {filler} At the very end Bartholomew Quigley signs."
+    names = {e.name for e in conversation_entities([("user", text)])}
+    assert "Priyanka Venkataraman" in names  # the start is read
+    assert "Bartholomew Quigley" not in names  # past the first 20,000 characters the small model reads nothing
