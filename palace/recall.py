@@ -14,7 +14,8 @@ Seven signals, each normalised to 0..1 for every candidate drawer:
 - **temporal**: how well the drawer's time (when it happened, not when it was recorded) fits the date
   the query names, read in the owner's timezone (palace/temporal.py); for "latest / currently" queries,
   recency (not for a question about an order or a span of events); 0 for every drawer of a time-neutral
-  query, which therefore gets no temporal effect;
+  query, which therefore gets no temporal effect. A query that is only a time ("what did I tell you last
+  week?") takes the window's drawers as candidates, newest first, and keeps them however far their words are;
 - **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py);
 - **entity**: 1 for a drawer about a person, place, organisation or work the query names by a wing's
   name or alias (palace/anchors.py), whose names are always looked for by words, however common;
@@ -199,6 +200,11 @@ def _passages(owner_id: int, queryset: QuerySet[Drawer], filters: Filters) -> Qu
     return passages.filter(drawer__in=queryset) if filters != Filters() else passages
 
 
+def _in_window(queryset: QuerySet[Drawer], when: temporal.TimeWindow) -> QuerySet[Drawer]:
+    """The drawers of a time window, the newest first (by the owner's (owner, occurred_at) index)."""
+    return queryset.filter(occurred_at__gte=when.start, occurred_at__lt=when.end).order_by("-occurred_at")
+
+
 def _distance(drawer: float | None, passage: float | None) -> float | None:
     """A drawer's distance to the query: its own, or its best passage's when that is closer by more than
     RECALL_PASSAGE_MARGIN. A short sentence sits closer to a query than a whole turn of the same meaning;
@@ -266,6 +272,15 @@ def recall(
     )
     # One scan of the partial index drawer_owner_pinned (an empty one for an owner without pins).
     pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
+    when = temporal.parse(query, reference, memory_settings.timezone)
+    words = keywords.query_words(query)
+    # "What did I tell you last week?": the time is all the query says, so what was said then is the answer.
+    time_only = isinstance(when, temporal.TimeWindow) and not words
+    window_ids = (
+        list(_in_window(queryset, when).values_list("pk", flat=True)[:pool])
+        if time_only and isinstance(when, temporal.TimeWindow)
+        else []
+    )
     lap("keyword")
     vector = embedding() if embedding is not None else vector if isinstance(vector, list) else None
     if vector is None:
@@ -278,8 +293,7 @@ def recall(
     )
     passage_ids = list(passage_best)
     lap("semantic")
-    union = list(dict.fromkeys([*semantic_ids, *passage_ids, *keyword_ids, *pinned_ids]))
-    words = keywords.query_words(query)
+    union = list(dict.fromkeys([*semantic_ids, *passage_ids, *keyword_ids, *pinned_ids, *window_ids]))
     waiting = pending.pending_rows(
         owner_id=owner.pk, filters=filters or Filters(), words=words, lexemes=lexemes, vector=vector
     )
@@ -300,7 +314,6 @@ def recall(
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
     rows.update(waiting)
     lap("fetch")
-    when = temporal.parse(query, reference, memory_settings.timezone)
     if isinstance(when, temporal.TimeWindow):
         result.when = {"expression": when.label, "start": when.start.isoformat(), "end": when.end.isoformat()}
     elif isinstance(when, temporal.Recency):
@@ -327,8 +340,10 @@ def recall(
         else:
             signals["speaker"] = 0.0
         signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0
-        if signals["keyword"] == 0 and (
-            signals["semantic"] < settings.RECALL_MIN_SIMILARITY or cues.PHATIC.fullmatch(row["content"])
+        if (
+            signals["keyword"] == 0
+            and (signals["semantic"] < settings.RECALL_MIN_SIMILARITY and not (time_only and signals["temporal"] == 1))
+            or (signals["keyword"] == 0 and cues.PHATIC.fullmatch(row["content"]))
         ):
             # Unrelated: time or preference alone never make a drawer relevant, and a bare "hi" or "thanks!"
             # sits near every query the embedder cannot place (gibberish, a new subject) without saying anything.

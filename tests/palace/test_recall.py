@@ -561,3 +561,20 @@ def test_a_bare_greeting_or_thanks_is_no_answer_to_a_query_it_shares_no_word_wit
     assert [h.drawer.content for h in recall(owner=owner, query="When do I fly to Lisbon?").hits] == [
         "I am flying to Lisbon on May 12."
     ]
+
+
+def test_a_question_that_is_only_a_time_gets_what_was_said_then(personas: Personas) -> None:
+    owner = personas.owner.user
+    start = datetime(2026, 11, 2, 10, tzinfo=UTC)  # a Monday
+    said = {
+        0: "Bought a cast iron pan and seasoned it twice.",
+        2: "The plumber fixed the leak under the sink.",
+        9: "My cousin's wedding is set for June in Porto.",
+        12: "Started reading a novel about lighthouse keepers.",
+    }
+    for day, text in said.items():
+        mine(owner, f"d{day}", [{"role": "user", "content": text}], start + timedelta(days=day))
+    result = recall(owner=owner, query="What did I tell you last week?", reference_time=start + timedelta(days=14))
+    assert result.when is not None and result.when["start"].startswith("2026-11-09")
+    assert {h.drawer.content for h in result.hits[:2]} == {said[9], said[12]}  # the week of the 9th, nothing else first
+    assert all(h.signals["temporal"] == 1.0 for h in result.hits[:2])
