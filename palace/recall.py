@@ -340,11 +340,9 @@ def recall(
         else:
             signals["speaker"] = 0.0
         signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0
-        if (
-            signals["keyword"] == 0
-            and (signals["semantic"] < settings.RECALL_MIN_SIMILARITY and not (time_only and signals["temporal"] == 1))
-            or (signals["keyword"] == 0 and cues.PHATIC.fullmatch(row["content"]))
-        ):
+        said_then = time_only and signals["temporal"] == 1  # in the window a time-only query asks about
+        far = signals["semantic"] < settings.RECALL_MIN_SIMILARITY and not said_then
+        if signals["keyword"] == 0 and (far or cues.PHATIC.fullmatch(row["content"])):
             # Unrelated: time or preference alone never make a drawer relevant, and a bare "hi" or "thanks!"
             # sits near every query the embedder cannot place (gibberish, a new subject) without saying anything.
             continue
