@@ -80,6 +80,7 @@ PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pi
 # A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.
 HEAVY_COLUMNS = ("search_vector", "search_text", "embedding")
 PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
+QUOTE_CHARS = 4000  # a hit's own turn in the block, likewise (the hit's `content` is always whole)
 
 
 @dataclass(frozen=True)
@@ -436,7 +437,10 @@ def render_block(hits: list[Hit], tz: ZoneInfo) -> str:
         drawer = hit.drawer
         when = drawer.occurred_at.astimezone(tz).strftime("%Y-%m-%d %a")
         pointer = pending.POINTER if hit.pending else drawer.aaak
-        lines.append(f"{pointer} [{when}] {drawer.role}: {_quote(drawer.content)}")
+        text = _quote(drawer.content)
+        if len(text) > QUOTE_CHARS:  # a pasted document: the block goes into a prompt, the hit keeps it whole
+            text = text[:QUOTE_CHARS].rstrip() + (f"… (full text: {pointer})" if not hit.pending else "…")
+        lines.append(f"{pointer} [{when}] {drawer.role}: {text}")
         partner = hit.partner
         if partner is not None:
             text = _quote(partner.content)

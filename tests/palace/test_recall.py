@@ -578,3 +578,12 @@ def test_a_question_that_is_only_a_time_gets_what_was_said_then(personas: Person
     assert result.when is not None and result.when["start"].startswith("2026-11-09")
     assert {h.drawer.content for h in result.hits[:2]} == {said[9], said[12]}  # the week of the 9th, nothing else first
     assert all(h.signals["temporal"] == 1.0 for h in result.hits[:2])
+
+
+def test_a_pasted_document_is_quoted_in_part_in_the_block_and_whole_in_the_hit(personas: Personas) -> None:
+    owner = personas.owner.user
+    document = "Quarterly notes on the zeppelin hangar lease. " + "Clause text follows here. " * 4000
+    drawer = mine(owner, "doc", [{"role": "user", "content": document}], MARCH)[0]
+    result = recall(owner=owner, query="zeppelin hangar lease")
+    assert result.hits[0].drawer.content == document
+    assert len(result.memory_context) < 5000 and f"… (full text: {drawer.aaak})" in result.memory_context
