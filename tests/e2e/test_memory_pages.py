@@ -74,6 +74,10 @@ def test_browse_from_a_wing_down_to_a_drawer(page: Any, room: Room) -> None:
     page.wait_for_url(f"**/memory/drawers/{drawer.pk}")
     assert drawer.content[:30] in page.inner_text("main")
     screenshot(page, "drawer")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy").click()
+    page.get_by_role("status").filter(has_text="Copied").wait_for()  # the person sees it worked
+    assert page.evaluate("navigator.clipboard.readText()") == drawer.aaak
 
 
 def test_the_tree_opens_a_wing_in_place_and_marks_the_current_one(page: Any, room: Room) -> None:
