@@ -21,7 +21,7 @@ from episodic.selectors import contexts as selectors
 from episodic.services import context_entries as services
 from memory_site.api.authentication import calling_agent
 from memory_site.api.fields import StrictCharField
-from memory_site.api.lists import ListOutput, list_response
+from memory_site.api.lists import ListOutput, list_response, offset_field
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 
 MESSAGE_ENTRY_NOT_CURRENT = services.MESSAGE_ENTRY_NOT_CURRENT
@@ -126,7 +126,7 @@ class EntryApi(PersistentContextApi):
 class EntryListApi(EntryApi):
     class InputSerializer(serializers.Serializer):
         limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
-        offset = serializers.IntegerField(min_value=0, default=0, help_text="Skip this many (newest first).")
+        offset = offset_field()
 
     class OutputSerializer(ListOutput):
         results = ContextEntryOutput(many=True)

@@ -27,7 +27,7 @@ from episodic.services import contexts as services
 from episodic.services import snapshots
 from memory_site.api.authentication import HasApiKey, calling_agent, request_owner
 from memory_site.api.fields import StrictCharField
-from memory_site.api.lists import ListOutput, list_response
+from memory_site.api.lists import ListOutput, list_response, offset_field
 from memory_site.api.schema import ERROR_RESPONSES, ErrorEnvelope
 
 MESSAGE_CONTEXT_NOT_FOUND = "Context not found."
@@ -305,7 +305,7 @@ class ContextRevokeApi(PersistentContextApi):
 class ContextAccessLogApi(PersistentContextApi):
     class InputSerializer(serializers.Serializer):
         limit = serializers.IntegerField(min_value=1, max_value=500, default=50)
-        offset = serializers.IntegerField(min_value=0, default=0, help_text="Skip this many (newest first).")
+        offset = offset_field()
 
     class OutputSerializer(ListOutput):
         results = AccessLogRecordOutput(many=True)

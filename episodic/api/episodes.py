@@ -19,7 +19,7 @@ from episodic.selectors import episodes as selectors
 from episodic.services import episodes as services
 from memory_site.api.authentication import HasApiKey, calling_agent, request_owner
 from memory_site.api.fields import ConversationIdField, StrictCharField
-from memory_site.api.lists import ListOutput, list_response
+from memory_site.api.lists import ListOutput, list_response, offset_field
 from memory_site.api.schema import ERROR_RESPONSES
 from palace.api.forget import ReceiptEnvelope, forget_and_answer
 
@@ -127,7 +127,7 @@ class EpisodeStoreApi(EpisodeApi):
 class EpisodeListApi(EpisodeApi):
     class InputSerializer(EpisodeFilters):
         limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
-        offset = serializers.IntegerField(min_value=0, default=0, help_text="Skip this many (newest first).")
+        offset = offset_field()
 
     class OutputSerializer(ListOutput):
         results = EpisodeOutput(many=True)

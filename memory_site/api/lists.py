@@ -20,6 +20,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+# An offset past any list's end: a larger one (the database's bigint ends at 2**63) was a 500, not a 400.
+MAX_OFFSET = 1_000_000_000
+
+
+def offset_field() -> serializers.IntegerField:
+    return serializers.IntegerField(
+        min_value=0, max_value=MAX_OFFSET, default=0, help_text="Skip this many (newest first)."
+    )
+
 
 class ListOutput(serializers.Serializer):
     count = serializers.IntegerField(help_text="Items matching in all; for a ranked search, results returned.")

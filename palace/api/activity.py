@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_site.api.authentication import request_owner
-from memory_site.api.lists import ListOutput, list_response
+from memory_site.api.lists import ListOutput, list_response, offset_field
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import selectors
 from palace.models import ActivityEvent
@@ -28,7 +28,7 @@ class ActivityListApi(APIView):
         agent = serializers.UUIDField(required=False, help_text="Only this agent's events.")
         kind = serializers.CharField(required=False, max_length=40, help_text="memory_mined, drawer_pinned, …")
         limit = serializers.IntegerField(min_value=1, max_value=500, default=50)
-        offset = serializers.IntegerField(min_value=0, default=0, help_text="Skip this many (newest first).")
+        offset = offset_field()
 
     class OutputSerializer(ListOutput):
         results = ActivityEventOutput(many=True)

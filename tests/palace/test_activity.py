@@ -68,3 +68,5 @@ def test_the_activity_list_filters_by_kind_and_agent_and_pages(personas: Persona
     assert len(rest["results"]) == 1 and rest["next"] is None and rest["previous"] is not None
     bad = api.get("/api/v1/activity", {"agent": "not-a-uuid", "limit": "0"}, **h)
     assert bad.status_code == 400 and {"agent", "limit"} <= set(bad.json()["extra"]["fields"])
+    far = api.get("/api/v1/activity", {"offset": str(2**64)}, **h)  # past the database's bigint: was a 500
+    assert far.status_code == 400 and "offset" in far.json()["extra"]["fields"]
