@@ -275,9 +275,16 @@ def shop_named_in_possessive(text_of: str, after: str) -> str | None:
         return None
     rest = after[2:] if not TRAILING_POSSESSIVE.search(text_of) else after
     bare = clean(text_of)
-    if not bare or not ELLIPTICAL_AFTER.match(rest) or (" " not in bare and personal_name(bare)):
+    sold = PRODUCT_AFTER.match(rest)  # "Sweet Baby Ray's sauce", "Ben & Jerry's ice cream": a brand's name
+    if not bare or not (ELLIPTICAL_AFTER.match(rest) or sold) or (" " not in bare and personal_name(bare)):
         return None
     return bare + possessive.group(0)
+
+
+PRODUCT_AFTER = re.compile(
+    r"^\s+(?:[a-z-]+\s+){0,2}(?:sauces?|products?|ice cream|coffee|chips|cookies|snacks|seasoning|rub|dressing|"
+    r"cereal|brand|stores?|app|website|frozen)\b"
+)
 
 
 def relations_to_user(text: str) -> list[tuple[str, str]]:

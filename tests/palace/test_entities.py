@@ -576,6 +576,8 @@ def test_possessive_names_places_shops_homes_and_authors() -> None:
         ]
     )
     assert kinds.get("Regent's Park") == "place" and "Regent" not in kinds
+    brands = _kinds_of([("user", "We love Sweet Baby Ray's sauce, and Ben & Jerry's ice cream after.")])
+    assert brands.get("Sweet Baby Ray's") == "organisation" and brands.get("Ben & Jerry's") == "organisation"
     assert kinds.get("Trader Joe's") == "organisation" and kinds.get("Macy's") == "organisation"
     assert kinds.get("Sarah") == "person" and kinds.get("George Orwell") == "person"
     assert kinds.get("Dr. Siobhán Ní Bhriain") == "person" and "Dr. Siobhán Ní" not in kinds  # one person
