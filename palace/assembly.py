@@ -269,8 +269,15 @@ def _drawers(q: ContextQuery) -> list[Piece]:
             drawer_id=hit.drawer.pk,
         )
         for hit in result.hits
-        if _normal(hit.drawer.content) != asked  # the message being asked about: the agent holds it already
+        # The message being asked about, and any turn of this very conversation still being filed: the agent
+        # holds them in its own window already (the README loop appends the message, then asks).
+        if _normal(hit.drawer.content) != asked and not (hit.pending and _same_conversation(hit, q.conversation_id))
     ]
+
+
+def _same_conversation(hit: Any, conversation_id: str | None) -> bool:
+    conversation = getattr(hit.drawer, "conversation", None)
+    return bool(conversation_id) and conversation is not None and conversation.external_id == conversation_id
 
 
 @dataclass

@@ -229,3 +229,20 @@ def test_the_message_being_asked_about_is_not_handed_back_as_memory(personas: Pe
     assert any(r["content"] == question for r in recalled["results"])  # recall still finds it
     body = api.post("/api/v1/context", {"query": question, "conversation_id": "live"}, format="json", **h).json()
     assert question not in body["memory_context"] and "9:30 every weekday" in body["memory_context"]
+
+
+def test_turns_of_this_conversation_still_being_filed_are_not_handed_back(personas: Personas, api: APIClient) -> None:
+    h = personas.owner.headers
+    mine(personas.owner.user, "gifts", [{"role": "user", "content": "Priya loves dinosaurs and glitter pens."}], MARCH)
+    told = "My niece Priya turns 7 next week, and I need a present."
+    api.post(
+        "/api/v1/conversations",
+        {"conversation_id": "chat", "turns": [{"role": "user", "content": told}]},
+        format="json",
+        **h,
+    )
+    asked = "What present would my niece Priya like?"  # not the message's own text
+    here = api.post("/api/v1/context", {"query": asked, "conversation_id": "chat"}, format="json", **h).json()
+    assert told not in here["memory_context"] and "dinosaurs" in here["memory_context"]
+    elsewhere = api.post("/api/v1/context", {"query": asked, "conversation_id": "other"}, format="json", **h).json()
+    assert told in elsewhere["memory_context"]  # another conversation has not seen it: it is memory there
