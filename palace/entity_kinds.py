@@ -390,6 +390,13 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# "got Whiskers a new scratching post", "bought Mia some books": the one a thing is got for.
+RECIPIENT_BEFORE = re.compile(
+    r"\b(?:got|get|gets|getting|bought|buy|buying|gave|give|giving|sent|send|sending|made|make|making)\s+$", re.I
+)
+RECIPIENT_AFTER = re.compile(r"^\s+(?:a|an|some|another|new|her|his|their)\s+(?!few\b|lot\b|bit\b)")
+
+
 # A capitalised word joined to the mention (not "The" or a sentence's first word): it is part of a longer name.
 PART_OF_NAME_BEFORE = re.compile(
     r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-ZÀ-ÖØ-Þ][\w'&.-]*\s$|\b[A-ZÀ-ÖØ-Þ][\w'&.-]*\s+(?:of|for|de)\s$"
@@ -413,6 +420,8 @@ def cue_kind(before: str, after: str) -> str | None:
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind
+    if RECIPIENT_BEFORE.search(before) and RECIPIENT_AFTER.match(after):
+        return "person"  # "got Whiskers a new scratching post": someone things are got for (a pet is a person)
     possessive = after.startswith(("'s", "\u2019s"))  # "read George Orwell's 1984": the work is what he owns
     for pattern, kind in CUE_BEFORE:
         if pattern.search(before) and not (kind == "work" and possessive):

@@ -576,6 +576,8 @@ def test_possessive_names_places_shops_homes_and_authors() -> None:
         ]
     )
     assert kinds.get("Regent's Park") == "place" and "Regent" not in kinds
+    pets = _kinds_of([("user", "I got Whiskers a new scratching post. Whiskers had a vet visit on Monday.")])
+    assert pets.get("Whiskers") == "person"  # someone things are got for: a pet, filed with people
     brands = _kinds_of([("user", "We love Sweet Baby Ray's sauce, and Ben & Jerry's ice cream after.")])
     assert brands.get("Sweet Baby Ray's") == "organisation" and brands.get("Ben & Jerry's") == "organisation"
     assert kinds.get("Trader Joe's") == "organisation" and kinds.get("Macy's") == "organisation"
