@@ -376,7 +376,7 @@ def _refile_what_is_left(owner: User, conversation_ids: set[uuid.UUID], removal:
     wings = _wings_of(rooms)
     closets = set(Closet.objects.filter(room__in=rooms).values_list("pk", flat=True))
     for conversation in Conversation.objects.filter(owner=owner, pk__in=rooms.values("conversation_id")):
-        remine.conversation_refile(conversation=conversation)
+        remine.conversation_refile(conversation=conversation, offline=True)  # a preview too: no model call
     removal.add("closets", closets - set(Closet.objects.filter(pk__in=closets).values_list("pk", flat=True)))
     _remove_empty_wings(owner, wings, removal)
 

@@ -99,7 +99,7 @@ class _Raced(Exception):
     """Mining added or removed drawers between the extraction and the write."""
 
 
-def _plan(conversation: Conversation) -> _Plan | None:
+def _plan(conversation: Conversation, *, offline: bool = False) -> _Plan | None:
     room = Room.objects.filter(conversation=conversation).select_related("wing").first()
     drawers = list(Drawer.objects.filter(conversation=conversation).order_by("turn_index"))
     if room is None or not drawers:
@@ -107,7 +107,12 @@ def _plan(conversation: Conversation) -> _Plan | None:
     # Only what is filed is read again: a forgotten drawer's turn does not come back as a wing or a tag.
     by_index = {turn.index: turn for turn in conversation.turns.filter(index__in=[d.turn_index for d in drawers])}
     turns = [by_index[d.turn_index] for d in drawers]
-    found, llm_triples = mining.extract(conversation, [(t.role, t.content) for t in turns])
+    pairs = [(t.role, t.content) for t in turns]
+    llm_triples: list[extraction.Triple]
+    if offline:  # no model call (forgetting re-files what is left: neither slow nor paid)
+        found, llm_triples = extraction.count_mentions(extraction.extract(pairs), pairs), []
+    else:
+        found, llm_triples = mining.extract(conversation, pairs)
     segments = extraction.segment([t.content for t in turns])
     agent_name = conversation.agent.name if conversation.agent_id and conversation.agent else "unfiled"
     return _Plan(
@@ -129,11 +134,12 @@ def _linked_names(room: Room) -> tuple[str, ...]:
     return tuple(sorted(room.linked_wings.values_list("name", flat=True)))
 
 
-def conversation_refile(*, conversation: Conversation, dry_run: bool = False) -> Refiled | None:
-    """File the conversation's drawers again with the current extractor (see the module's docstring).
-    None when the conversation has nothing filed. A dry run reads and reports, and writes nothing."""
+def conversation_refile(*, conversation: Conversation, dry_run: bool = False, offline: bool = False) -> Refiled | None:
+    """File the conversation's drawers again with the current extractor (see the module's docstring);
+    `offline`: the offline extractor even when an LLM is configured. None when the conversation has
+    nothing filed. A dry run reads and reports, and writes nothing."""
     for _ in range(RACE_RETRIES):
-        plan = _plan(conversation)  # slow: outside any transaction
+        plan = _plan(conversation, offline=offline)  # slow: outside any transaction
         if plan is None:
             return None
         if dry_run:

@@ -276,3 +276,24 @@ def test_a_room_that_loses_a_drawer_is_filed_again_from_what_is_left(api: APICli
     assert receipt["counts"]["wings"] >= 1
     assert all("Siobhan" not in str(d.tags) for d in Drawer.objects.filter(owner=owner))
     _verified(api, personas, receipt)
+
+
+def test_re_filing_after_a_forget_calls_no_model(personas: Personas, use_providers: Any, stub_openai: str) -> None:
+    from accounts.models import UsageRecord
+
+    owner = personas.owner.user
+    drawers = mine(
+        owner,
+        "week",
+        [
+            {"role": "user", "content": "My doctor, Dr. Siobhan Byrne, said my blood pressure is high."},
+            {"role": "user", "content": "Anyway, I am planning a weekend trip to Lisbon with my sister Rachel."},
+        ],
+        MARCH,
+    )
+    use_providers(LLM_MODEL="gpt-4o-mini", OPENAI_BASE_URL=stub_openai)  # an LLM is configured from here on
+    before = UsageRecord.objects.filter(owner=owner, source="memory_extract").count()
+    forget_preview(owner=owner, kind="drawer", ids=[drawers[0].pk])
+    forget(owner=owner, kind="drawer", ids=[drawers[0].pk])
+    assert UsageRecord.objects.filter(owner=owner, source="memory_extract").count() == before
+    assert "Siobhan" not in " ".join(Wing.objects.filter(owner=owner).values_list("name", flat=True))
