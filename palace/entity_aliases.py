@@ -20,6 +20,7 @@ class Entity:
     aliases: set[str] = field(default_factory=set)  # lower-cased surface forms, name included
     labels: Counter[str] = field(default_factory=Counter)
     relation: str | None = None  # "sister" for "my sister Rachel"
+    first: tuple[int, int] | None = None  # (turn, character) of its first mention, once counted
 
 
 def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:

@@ -138,11 +138,13 @@ def count_mentions(found: Extraction, turns: Sequence[tuple[str, str]]) -> Extra
     alias: what the conversation is about is what both keep coming back to, and the NER only reads the
     user's side."""
     for entity in found.entities:
-        counted = sum(
-            len(re.findall(rf"(?<!\w){re.escape(alias)}(?!\w)", text, re.I))
-            for alias in {a for a in entity.aliases if len(a) > 1}
-            for _, text in turns
-        )
+        patterns = [re.compile(rf"(?<!\w){re.escape(alias)}(?!\w)", re.I) for alias in entity.aliases if len(alias) > 1]
+        counted = 0
+        for index, (_, text) in enumerate(turns):
+            found_here = [m.start() for pattern in patterns for m in pattern.finditer(text)]
+            if found_here and entity.first is None:
+                entity.first = (index, min(found_here))  # where the conversation first names it
+            counted += len(found_here)
         entity.mentions = max(counted, entity.mentions)
     return found
 

@@ -321,3 +321,18 @@ def test_the_outbox_resends_a_job_abandoned_mid_run(api: APIClient, personas: Pe
     assert jobs.outbox_requeue() == {"sent": 1, "failed": 0}
     enqueued_at = MiningJob.objects.get(pk=job_id).enqueued_at
     assert enqueued_at is not None and enqueued_at > long_ago
+
+
+def test_of_subjects_named_as_often_the_room_goes_under_the_one_it_opens_with(
+    api: APIClient, personas: Personas
+) -> None:
+    turns = [
+        {"role": "user", "content": "I signed up for the Lisbon Half Marathon in April. My knee acts up on downhills."},
+        {"role": "assistant", "content": "Build up slowly and add strength work for the knee."},
+        {"role": "user", "content": "My physio, Dr. Patel, said the same about strength work."},
+    ]
+    _post(api, personas.owner.headers, turns=turns)
+    _mine()
+    room = Room.objects.get()
+    assert room.wing.name == "Lisbon Half Marathon"  # the race, not the physio named once too
+    assert "Dr. Patel" in {w.name for w in room.linked_wings.all()}
