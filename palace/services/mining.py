@@ -47,16 +47,17 @@ def subjects_of(found: extraction.Extraction, agent_name: str) -> Subjects:
     """The primary subject is the entity named most (a project wins a tie: a conversation about a
     project is filed under it); the others are the next LINKED_WINGS_MAX entities named most. With
     none, the conversation goes to its agent's wing (a recurring topic may link it later)."""
-    # Named as often: a project first, then what the conversation names first ("I signed up for the Lisbon
-    # Half Marathon … my physio, Dr. Patel" is about the race), then by kind.
-    ranked = sorted(
+    if not found.entities:
+        return Subjects(primary=(agent_name, Wing.Kind.AGENT), others=[])
+    # The primary, of those named as often: a project first, then what the conversation names first ("I
+    # signed up for the Lisbon Half Marathon … my physio, Dr. Patel" is about the race), then by kind.
+    primary = min(
         found.entities,
         key=lambda e: (-e.mentions, e.kind != "project", e.first or (1 << 30, 0), _KIND_ORDER.get(e.kind, 9), e.name),
     )
-    if not ranked:
-        return Subjects(primary=(agent_name, Wing.Kind.AGENT), others=[])
-    others = [(e.name, e.kind) for e in ranked[1 : 1 + LINKED_WINGS_MAX]]
-    return Subjects(primary=(ranked[0].name, ranked[0].kind), others=others)
+    ranked = sorted(found.entities, key=lambda e: (-e.mentions, _KIND_ORDER.get(e.kind, 9), e.name))
+    others = [(e.name, e.kind) for e in ranked if e is not primary][:LINKED_WINGS_MAX]
+    return Subjects(primary=(primary.name, primary.kind), others=others)
 
 
 def wing_for(owner_id: int, entity_name: str, kind: str, found: extraction.Extraction) -> Wing:
