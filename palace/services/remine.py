@@ -27,6 +27,7 @@ from memory_site.db import advisory_xact_lock
 from palace import extraction, naming, preferences
 from palace.models import Closet, Conversation, Drawer, Entity, PreferenceTopic, Relation, Room, Turn, Wing
 from palace.services import graph, mining, recurring
+from palace.subjects import Subjects, subjects_of
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ class _Plan:
     turns: list[Turn]  # the turn each drawer holds, in the same order
     found: extraction.Extraction
     llm_triples: list[extraction.Triple]
-    subjects: mining.Subjects
+    subjects: Subjects
     title: str
     tags: list[dict[str, list[str]]]
     segments: list[int]
@@ -122,7 +123,7 @@ def _plan(conversation: Conversation, *, offline: bool = False) -> _Plan | None:
         turns=turns,
         found=found,
         llm_triples=llm_triples,
-        subjects=mining.subjects_of(found, agent_name),
+        subjects=subjects_of(found, agent_name),
         title=mining.room_title(conversation, turns, found)[:300],
         tags=[extraction.tags_for(t.content, found) for t in turns],
         segments=segments,
