@@ -162,30 +162,33 @@ def _resolve(owner: User, kind: str, ids: list[Any]) -> dict[str, list[Any]]:
 # --- the public services -------------------------------------------------------------------------------
 
 
-def forget_preview(*, owner: User, kind: str, ids: list[Any]) -> dict[str, int]:
-    """What `forget` would remove, per kind, for the confirm step: the same work in a transaction that
-    is rolled back (so preview and deletion can never disagree). Redis is not touched."""
+def _rehearsed(owner: User, kind: str, ids: list[Any]) -> Removal:
+    """What `forget` would remove: the same work in a transaction that is rolled back (so preview and
+    deletion can never disagree). Redis is not touched."""
     asked = _resolve(owner, kind, ids)
     removal = Removal()
     with transaction.atomic():
         _remove(owner, kind, asked, removal, redis=None)
         transaction.set_rollback(True)
-    return removal.counts()
+    return removal
+
+
+def forget_preview(*, owner: User, kind: str, ids: list[Any]) -> dict[str, int]:
+    """What `forget` would remove, per kind, for the confirm step."""
+    return _rehearsed(owner, kind, ids).counts()
 
 
 def forget_preview_named(*, owner: User, kind: str, ids: list[Any]) -> tuple[dict[str, int], dict[str, list[str]]]:
     """`forget_preview`, and the names of the wings and entities that would go (for the person's confirm
-    step: "2 wings" says less than "José Álvarez, Regent's Park")."""
-    asked = _resolve(owner, kind, ids)
-    removal = Removal()
-    wings = dict(Wing.objects.filter(owner=owner).values_list("pk", "name"))
-    entities = dict(Entity.objects.filter(owner=owner).values_list("pk", "name"))
-    with transaction.atomic():
-        _remove(owner, kind, asked, removal, redis=None)
-        transaction.set_rollback(True)
+    step: "2 wings" says less than "José Álvarez, Regent's Park"), read once the rehearsal is rolled back."""
+    removal = _rehearsed(owner, kind, ids)
     names = {
-        "wings": sorted(wings[int(pk)] for pk in removal.ids.get("wings", ()) if int(pk) in wings),
-        "entities": sorted(entities[int(pk)] for pk in removal.ids.get("entities", ()) if int(pk) in entities),
+        "wings": sorted(
+            Wing.objects.filter(owner=owner, pk__in=removal.ids.get("wings", ())).values_list("name", flat=True)
+        ),
+        "entities": sorted(
+            Entity.objects.filter(owner=owner, pk__in=removal.ids.get("entities", ())).values_list("name", flat=True)
+        ),
     }
     return removal.counts(), names
 
