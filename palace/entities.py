@@ -18,6 +18,7 @@ from typing import Any
 
 from palace.entity_aliases import Entity, drop_derived, merge_aliases
 from palace.entity_kinds import (
+    EPONYM_TAIL,
     KIND_OF_LABEL,
     QUOTED,
     kind_in_context,
@@ -47,7 +48,7 @@ from palace.entity_names import (
     without_imperative,
 )
 from palace.entity_titles import title_case, titled_works
-from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists
+from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
 from palace.gazetteers import BRANDS, gazetteer_mentions, is_dish, known_kind, personal_name
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
@@ -222,6 +223,8 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
             end = name_end(text_of_doc, end)
         elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
             end = place.end()
+        if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
+            end = eponym.end()
         grown.append((start, end, text_of_doc[start:end], label))
     return grown
 
@@ -247,6 +250,9 @@ NAME_TAIL = re.compile(
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )
+
+
+EPONYM_AFTER = re.compile(EPONYM_TAIL + r"\b")  # what an eponym adds to its person's name
 
 
 def name_end(text: str, end: int) -> int:
@@ -312,6 +318,7 @@ def conversation_entities(
         second_opinion(entities, other_texts, nlp)
     kinds_from_cues(entities, [text for _, text in turns])
     kinds_from_lists(entities, [text for _, text in turns])
+    entities += names_from_lists(entities, texts, lower_words)
     brands_of_products(entities)
     return [e for e in entities if not is_identifier(e.name, identifiers)]
 

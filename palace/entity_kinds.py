@@ -149,8 +149,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "topic"
     if AREA_AFTER.search(after) and kind in ("organisation", "person"):
         return "place"  # "the Loop and River North areas"
-    if name.lower() in BRANDS or (name.split()[0].lower() in BRANDS and not PLACE_SUFFIX.search(name)):
-        return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adidas Superstar"
+    if name.lower() in BRANDS or (branded(name) and not PLACE_SUFFIX.search(name)):
+        return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adobe Creative Cloud"
     if EVENT_AFTER.search(after) and kind != "place":
         return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event (not "a Chicago event")
     if PROJECT_AFTER.search(after):
@@ -181,6 +181,27 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
 CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+v(?:s)?\.\s+[A-ZÀ-ÖØ-Þ]")
 
 
+def branded(name: str) -> bool:
+    """A product named with its maker first: "Fitbit Charge 3", "Adobe Creative Cloud"."""
+    words = name.split()
+    if len(words) < 2:
+        return False
+    # A known body's first word before a body's or an event's word names another body or an event: "UEFA
+    # Champions League", "Google Developers Conference".
+    known = known_kind(words[0]) == "organisation" and not (ORG_SUFFIX.search(name) or EVENT_SUFFIX.search(name))
+    return words[0].lower() in BRANDS or known
+
+
+# A name with initials before the surname: "J. Cole", "J.R.R. Tolkien", "N. K. Jemisin" — a person.
+INITIALLED = re.compile(r"^(?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?$")
+# A result or a condition named after someone: "Fermat's Last Theorem", "Occam's Razor", "Murphy's Law".
+EPONYM_TAIL = (
+    r"(?:'s|\u2019s)\s(?:[A-ZÀ-ÖØ-Þ][a-z]+\s){0,2}(?:Theorem|Laws?|Principle|Paradox|Conjecture|Hypothesis|Lemma|"
+    r"Equation|Constant|Razor|Wager|Syndrome|Disease|Effect|Rule|Theory)"
+)
+EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
+
+
 def kind_of(name: str, label: str) -> str | None:
     """The wing kind of one mention: spaCy's label, corrected by the name's own shape — a place word at
     the end makes a place ("Yellowstone National Park"), a venue or company word an organisation ("Billy
@@ -190,6 +211,10 @@ def kind_of(name: str, label: str) -> str | None:
         return None
     if CASE_NAME.search(name):
         return "work"  # "Brown v. Board of Education": a court case
+    if EPONYM.match(name):
+        return "topic"
+    if INITIALLED.match(name):
+        return "person"
     if ACRONYM_AND_NOUNS.fullmatch(name):
         return "topic"  # "BBQ party", "SEO tips": a subject, whatever the small model read
     if name.endswith("ism") and " " not in name:  # Judaism, Buddhism: a topic, not an organisation
@@ -253,8 +278,12 @@ def shape_kind(name: str) -> str | None:
     low = name.lower()
     if known_kind(name):
         return known_kind(name)
-    if low in BRANDS or low.split()[0] in BRANDS:
+    if low in BRANDS or branded(name):
         return "organisation"
+    if EPONYM.match(name):
+        return "topic"
+    if INITIALLED.match(name):
+        return "person"
     if EVENT_SUFFIX.search(name):
         return "work"
     if DENOMINATION.match(name):
@@ -296,10 +325,12 @@ WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
     r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack)"
 )
-# The describing words of an apposition are lower case or a hyphenated compound ("a UK-based YouTuber"): a
-# capitalised word there starts another name ("Paris, the Paris Museum Pass").
+# The describing words of an apposition are lower case, a hyphenated compound ("a UK-based YouTuber") or a
+# nationality ("a French brand", "an American singer"): another capitalised word there starts another name
+# ("Paris, the Paris Museum Pass").
 APPOSITION = (
-    r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+(?-i:(?:[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+)\s+){0,3}?"
+    r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+"
+    r"(?-i:(?:[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
 )
 CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
@@ -317,6 +348,16 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         "work",
     ),
     (re.compile(r"^\s+" + WORK_NOUNS + r"\b"), "work"),  # "the new Call of Duty game", "the Cloud Gate sculpture"
+    # "Spinoza believed …", "Spinoza's philosophy": what only a person does or has
+    (
+        re.compile(
+            r"^(?:\s+(?:believed|argued|rejected|wrote|thought|lived|died|was born|were alive)\b|"
+            r"(?:'s|\u2019s)\s+(?:philosophy|theology|teachings|writings|poetry|novels|paintings|life)\b)"
+        ),
+        "person",
+    ),
+    # "the Goodwill store", "Macy's website": the shop's, the app's — a business
+    (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
 )
 # The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
@@ -386,6 +427,8 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "place",
     ),
+    # "donating old clothes to Goodwill": given to a charity or a shop that takes them
+    (re.compile(r"\bdonat(?:e|ed|es|ing)\s+(?:[\w'-]+\s+){0,6}?to\s+(?:the\s+)?$", re.I), "organisation"),
     (WORK_CUE, "work"),
 )
 

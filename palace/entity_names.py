@@ -205,7 +205,14 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         ):
             continue
         runs.append((start, start + len(name), name))
+    for match in INITIALLED_RUN.finditer(text):  # "Kendrick Lamar and J. Cole": the small model misses initials
+        if not common_word(match.group(1).split()[-1].rstrip("."), lower_words):
+            runs.append((match.start(1), match.end(1), match.group(1)))
     return runs
+
+
+# Initials and a surname mid-sentence: "J. Cole", "J.K. Rowling" (not "U.S. Army", whose last word is common).
+INITIALLED_RUN = re.compile(r"(?<=[a-z,;] )((?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,})(?![\w'-])")
 
 
 # One word of capitalised parts joined by a hyphen: "Spider-Man", "Coca-Cola" (not "Tteokbokki-inspired").
@@ -392,10 +399,11 @@ STYLE_OF = re.compile(
     r"spritzers?|cocktails?|recipes?|dish(?:es)?|drinks?|beers?|liquor|smoothies?|salads?|soups?|dumplings|noodles|"
     r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?)\b"
 )
-# A quoted or named thing followed by a word for a part of an app: "the "Quick Add" feature", "the Today view".
+# A quoted or named thing followed by a word for a part of an app or a layout: "the "Quick Add" feature", "the
+# Today view", "in Table format".
 UI_ELEMENT_AFTER = re.compile(
     r"^[\"\u201d']?\s+(?:feature|button|view|tab|menu|option|mode|function|setting|settings|screen|icon|toggle|"
-    r"filter|shortcut|template|widget|command|field|panel|toolbar|sidebar|dashboard|wizard|tool)s?\b",
+    r"filter|shortcut|template|widget|command|field|panel|toolbar|sidebar|dashboard|wizard|tool|format|layout)s?\b",
     re.I,
 )
 # A name followed by a version and another capitalised word is the start of a longer name: "Java SE 11

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from palace.entity_aliases import Entity
 from palace.entity_kinds import cue_kind, shape_kind
+from palace.entity_names import NOT_ENTITIES, common_word, generic_words, is_plausible, word_forms
 from palace.gazetteers import BRANDS, known_kind
 
 
@@ -98,3 +99,41 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
             and not known_kind(entity.name)
         ):
             entity.kind = votes[id(entity)].most_common(1)[0][0]
+
+
+# A list of names in a user's sentence: "Yellowstone, Yosemite, and the Grand Canyon", "Arctic Monkeys, The
+# Strokes and The Black Keys" — two to five names of up to four capitalised words, joined by commas, "and", "or".
+_ITEM = r"(?:[Tt]he )?[A-ZÀ-ÖØ-Þ][\w'&-]*(?: [A-ZÀ-ÖØ-Þ][\w'&-]*){0,3}"
+NAME_LIST = re.compile(rf"(?<![\w'])({_ITEM}(?:, ?{_ITEM}){{1,4}},? (?:and|or|&) {_ITEM})(?![\w'])")
+LIST_SPLIT = re.compile(r"\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+")
+
+
+def names_from_lists(entities: Sequence[Entity], texts: Sequence[str], lower_words: set[str]) -> list[Entity]:
+    """Names the small model skipped in a list of names it found: in "trips to Yellowstone, Yosemite, and the
+    Grand Canyon" two places are found and Yosemite is a third. A list of at least three names, two thirds of
+    them found and of one kind, makes each other name of plausible shape an entity of that kind."""
+    of_alias = {alias: entity for entity in entities for alias in entity.aliases}
+    found: dict[str, Entity] = {}
+    for text in texts:
+        for match in NAME_LIST.finditer(text):
+            items = [re.sub(r"^[Tt]he\s+", "", item).strip() for item in LIST_SPLIT.split(match.group(1))]
+            known = [of_alias.get(item.lower()) for item in items]
+            kinds = Counter(e.kind for e in known if e is not None)
+            if len(items) < LIST_NAMES or not kinds:
+                continue
+            kind, count = kinds.most_common(1)[0]
+            if 3 * count < 2 * len(items):
+                continue
+            for item, entity in zip(items, known, strict=True):
+                new = entity is None and item.lower() not in found and plausible_listed(item, lower_words)
+                if new:
+                    found[item.lower()] = Entity(name=item, kind=kind, mentions=1, aliases={item.lower()})
+    return list(found.values())
+
+
+def plausible_listed(name: str, lower_words: set[str]) -> bool:
+    words = name.split()
+    if words[0].lower() in NOT_ENTITIES or not is_plausible(name, "ORG", lower_words):
+        return False
+    common = generic_words()  # "Paris, Rome, and Home": a word of everyday English is no name in a list
+    return not all(common_word(word, lower_words) or word.lower() in common for word in word_forms(words))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from palace.entity_names import TRAILING_POSSESSIVE, clean
-from palace.gazetteers import personal_name
+from palace.gazetteers import known_kind, personal_name
 
 # A place named for someone, in the possessive: "Regent's Park", "St Paul's Cathedral" (NER stops at "Regent").
 POSSESSIVE_PLACE = re.compile(
@@ -29,6 +29,8 @@ def shop_named_in_possessive(text_of: str, after: str) -> str | None:
         return None
     rest = after[2:] if not TRAILING_POSSESSIVE.search(text_of) else after
     bare = clean(text_of)
+    if bare and known_kind(bare + "'s") == "organisation":
+        return bare + "'s"  # "my new Levi's jeans", "a coat from Macy's": a brand known by that name
     sold = PRODUCT_AFTER.match(rest)  # "Sweet Baby Ray's sauce", "Ben & Jerry's ice cream": a brand's name
     if not bare or not (ELLIPTICAL_AFTER.match(rest) or sold) or (" " not in bare and personal_name(bare)):
         return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from palace import extraction, titles, topics
 from palace.entities import conversation_entities
 from palace.entity_aliases import Entity, drop_derived
-from palace.entity_kinds import kind_in_context
+from palace.entity_kinds import cue_kind, kind_in_context
 from palace.entity_names import capitalised_runs, clean
 from palace.entity_votes import brands_of_products
 from palace.pasted_code import split_code
@@ -636,3 +636,31 @@ def test_a_pasted_document_is_read_for_names_in_its_first_part() -> None:
     names = {e.name for e in conversation_entities([("user", text)])}
     assert "Priyanka Venkataraman" in names  # the start is read
     assert "Bartholomew Quigley" not in names  # past the first 20,000 characters the small model reads nothing
+
+
+def test_names_known_by_their_shape_or_their_list_get_found_with_their_kind() -> None:
+    found = _kinds([("user", "I've been reading about Fermat's Last Theorem and how it shaped number theory.")])
+    assert found == {"Fermat's Last Theorem": "topic"}  # one result named after someone, not "Fermat" + "Last Theorem"
+    found = _kinds([("user", "My favorite artists are Kendrick Lamar and J. Cole, honestly.")])
+    assert found.get("J. Cole") == "person"  # the small model misses a name with an initial
+    found = _kinds([("user", "I took my camera on three trips to Yellowstone, Yosemite, and the Grand Canyon.")])
+    assert found.get("Yosemite") == "place"  # a list's third name, of the kind of the two found
+    found = _kinds([("user", "Give me 30 naming ideas for a baby website in Table format.")])
+    assert "Table" not in found  # a layout, not a place
+    found = _kinds([("user", "My best trips were to Paris, Rome, and Home for the holidays.")])
+    assert found.get("Paris") == "place" and found.get("Rome") == "place" and "Home" not in found  # a common word
+
+
+def test_what_is_said_around_a_name_and_known_makers_set_its_kind() -> None:
+    found = _kinds([("user", "Should I buy Delsey or Rimowa?"), ("assistant", "Delsey is a French brand.")])
+    assert found.get("Delsey") == "organisation"  # a nationality before the noun of an apposition
+    assert _kinds([("user", "I'm donating some old clothes to Goodwill this weekend.")]) == {"Goodwill": "organisation"}
+    assert _kinds([("user", "I love my new Levi's jeans, they fit great.")]) == {"Levi's": "organisation"}
+    found = _kinds([("user", "Should I use Google Photos or Adobe Creative Cloud for storage?")])
+    assert found.get("Adobe Creative Cloud") == "organisation"  # a maker's product, not a person
+    assert _kinds([("user", "How do I implement a random forest in Python using pandas?")]) == {"Python": "topic"}
+    assert _kinds([("user", "I'm interested in French Art Deco design for my living room.")]) == {"Art Deco": "topic"}
+    assert cue_kind("", " believed that everything is determined") == "person"  # what only a person does
+    assert cue_kind("contrast it with ", "'s philosophy") == "person"
+    assert cue_kind("check with your local ", " store first") == "organisation"
+    assert cue_kind("donating a box of old clothes to ", " on Saturday") == "organisation"
