@@ -9,7 +9,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from palace.entity_aliases import Entity
-from palace.entity_kinds import cue_kind, shape_kind
+from palace.entity_cues import cue_kind
+from palace.entity_kinds import shape_kind
 from palace.entity_names import NOT_ENTITIES, common_word, generic_words, is_plausible, word_forms
 from palace.gazetteers import BRANDS, known_kind
 

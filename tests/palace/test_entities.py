@@ -6,7 +6,8 @@ from __future__ import annotations
 from palace import extraction, titles, topics
 from palace.entities import conversation_entities
 from palace.entity_aliases import Entity, drop_derived
-from palace.entity_kinds import cue_kind, kind_in_context
+from palace.entity_cues import cue_kind
+from palace.entity_kinds import kind_in_context
 from palace.entity_names import capitalised_runs, clean
 from palace.entity_votes import brands_of_products
 from palace.pasted_code import split_code
@@ -274,7 +275,7 @@ def test_the_words_around_a_name_in_any_turn_say_its_kind() -> None:
 
 
 def test_a_cue_inside_a_longer_name_or_a_figure_of_speech_does_not_count() -> None:
-    from palace.entity_kinds import cue_kind
+    from palace.entity_cues import cue_kind
 
     assert cue_kind("For lunch, try Cafe ", ", a local restaurant in the old town") is None
     assert cue_kind("time to take your ", " game to the next level") is None

@@ -1,0 +1,184 @@
+"""The words around a mention that say what kind of thing a name is, whoever wrote them: "Vikkstar, a
+UK-based YouTuber", "games like Halo", "Delsey is a French brand", "donating old clothes to Goodwill". Read
+for every mention of an entity in a whole conversation (palace/entity_votes.py), where the majority of the
+cues can overrule the small model's one-sentence guess."""
+
+from __future__ import annotations
+
+import re
+
+from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE
+
+# Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
+# Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
+PERSON_NOUNS = (
+    r"(?:friend|colleague|co-?worker|journalist|writer|author|novelist|poet|artist|painter|sculptor|photographer|"
+    r"architect|singer|songwriter|rapper|musician|composer|actor|actress|director|filmmaker|comedian|youtuber|"
+    r"streamer|influencer|blogger|podcaster|host|chef|designer|teacher|professor|tutor|coach|trainer|doctor|"
+    r"dentist|therapist|nurse|scientist|researcher|historian|philosopher|economist|politician|king|queen|"
+    r"prince|princess|player|athlete|gamer|entrepreneur|founder|guy|girl|man|woman|lady|boy|neighbou?r|boss|"
+    r"manager|mentor|client|student|classmate|roommate|cousin|character|protagonist|heroine|hero|villain|"
+    r"pet|dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|horse|pony)s?"
+)
+ORG_NOUNS = (
+    r"(?:company|brand|startup|retailer|chain|restaurant|caf[eé]|bakery|shop|store|app|platform|website|service|"
+    r"organi[sz]ation|non-?profit|charity|band|label|publisher|studio|venue|team|club|school|university|museum)"
+)
+PLACE_NOUNS = (
+    r"(?:city|cities|town|village|neighbou?rhood|district|island|region|country|countries|state|province|county|"
+    r"suburb|destination|place)"
+)
+# What is sold under a brand: "thermostats like Nest", "sneakers such as Vans".
+PRODUCT_NOUNS = (
+    r"(?:devices|gadgets|products|thermostats|speakers|headphones|earbuds|laptops|phones|smartphones|tablets|"
+    r"cameras|bulbs|sneakers|shoes|boots|cars|watches|appliances|software|programs|websites|sites|tools)"
+)
+WORK_NOUNS = (
+    r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
+    r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack)"
+)
+# The describing words of an apposition are lower case, a hyphenated compound ("a UK-based YouTuber") or a
+# nationality ("a French brand", "an American singer"): another capitalised word there starts another name
+# ("Paris, the Paris Museum Pass").
+APPOSITION = (
+    r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+"
+    r"(?-i:(?:[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
+)
+CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
+    # "Sarah and I", not "… to Miami and I'm flexible": "I'm" opens a clause of its own
+    (
+        re.compile(r"^(?:\s+and\s+(?:I(?!['\u2019]m)|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"),
+        "person",
+    ),
+    (re.compile(APPOSITION + PERSON_NOUNS + r"\b", re.I), "person"),
+    (re.compile(APPOSITION + ORG_NOUNS + r"\b", re.I), "organisation"),
+    (re.compile(APPOSITION + PLACE_NOUNS + r"\b", re.I), "place"),
+    # "X by Author", "X (2017) - by …"
+    (
+        re.compile(r"^[\"\u201d'*]*\s*(?:\(\d{4}\)\s*)?[-\u2013\u2014:]?\s*by\s+(?:[A-ZÀ-ÖØ-Þ]|the\s+[A-ZÀ-ÖØ-Þ])"),
+        "work",
+    ),
+    (re.compile(r"^\s+" + WORK_NOUNS + r"\b"), "work"),  # "the new Call of Duty game", "the Cloud Gate sculpture"
+    # "Spinoza believed …", "Spinoza's philosophy": what only a person does or has
+    (
+        re.compile(
+            r"^(?:\s+(?:believed|argued|rejected|wrote|thought|lived|died|was born|were alive)\b|"
+            r"(?:'s|\u2019s)\s+(?:philosophy|theology|teachings|writings|poetry|novels|paintings|life)\b)"
+        ),
+        "person",
+    ),
+    # "the Goodwill store", "Macy's website": the shop's, the app's — a business
+    (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
+    (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
+)
+# The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
+# Case-sensitive inside patterns that are not: a list of names, not any words.
+LISTED = r"(?-i:(?:[A-ZÀ-ÖØ-Þ][\w'&.-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'&.-]*){0,3},?\s+(?:(?:or|and)\s+)?){0,4})"
+CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:games|shows|series|books|novels|movies|films|songs|albums|podcasts)\s*,?\s+"
+            r"(?:like|such as|including|similar to)\s+" + LISTED + r"$",
+            re.I,
+        ),
+        "work",
+    ),
+    (
+        re.compile(
+            r"\b" + ORG_NOUNS + r"s?\s*,?\s+(?:like|such as|including|called|named)\s+(?:the\s+)?" + LISTED + r"$", re.I
+        ),
+        "organisation",
+    ),
+    (
+        re.compile(r"\b" + PRODUCT_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+(?:the\s+)?" + LISTED + r"$", re.I),
+        "organisation",  # "smart thermostats like Nest or Ecobee": things sold under a brand
+    ),
+    (re.compile(r"\b" + PERSON_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I), "person"),
+    (
+        re.compile(r"\b" + PLACE_NOUNS + r"s?\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I),
+        "place",
+    ),
+    (
+        re.compile(r"\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}" + ORG_NOUNS + r",\s+(?:the\s+)?$", re.I),
+        "organisation",
+    ),
+    (re.compile(r"\b" + PERSON_NOUNS + r"\s+(?:named|called)\s+$", re.I), "person"),
+    (
+        re.compile(
+            r"(?:[\"\u201d*]\s*|\b(?:written|painted|directed|composed|sung|illustrated|narrated|created|sculpted|"
+            r"photographed|hosted|founded)\s+)by\s+$"
+        ),
+        "person",
+    ),
+    (
+        re.compile(
+            r"\b(?:(?:mention(?:ed|ing)?|suggest(?:ed|ing)?|talk(?:ed|ing)?|spoke|speak(?:ing)?|explain(?:ed|ing)?|"
+            r"introduc(?:e|ed|ing))\s+to|ask(?:ed|ing)?|told|tell(?:ing)?|met|meet(?:ing)?|invit(?:e|ed|ing)|"
+            r"thank(?:ed|ing)?)\s+$",
+            re.I,
+        ),
+        "person",
+    ),
+    # "had coffee with Priyanka", "caught up with Tom": someone met, not a firm
+    (
+        re.compile(
+            r"\b(?:coffee|lunch|dinner|drinks|breakfast|brunch|a date|hung out|hanging out|hang out|catch(?:ing)? up|"
+            r"caught up|chatted|chatting|married to|engaged to|in love with|broke up)\s+with\s+$",
+            re.I,
+        ),
+        "person",
+    ),
+    # "moving to Zürich", "grew up in Leeds": somewhere one goes or lives
+    (
+        re.compile(
+            r"\b(?:mov(?:e|ed|ing)|relocat(?:e|ed|ing)|fl(?:y|ew|ying)|travel(?:l?ed|l?ing)?|(?:road )?trip|vacation|"
+            r"honeymoon|backpacking|emigrat(?:e|ed|ing))\s+to\s+$|\b(?:live|lives|lived|living|grew up|born|"
+            r"based|raised|settled)\s+in\s+$",
+            re.I,
+        ),
+        "place",
+    ),
+    # "donating old clothes to Goodwill": given to a charity or a shop that takes them
+    (re.compile(r"\bdonat(?:e|ed|es|ing)\s+(?:[\w'-]+\s+){0,6}?to\s+(?:the\s+)?$", re.I), "organisation"),
+    (WORK_CUE, "work"),
+)
+
+
+# "got Whiskers a new scratching post", "bought Mia some books": the one a thing is got for.
+RECIPIENT_BEFORE = re.compile(
+    r"\b(?:got|get|gets|getting|bought|buy|buying|gave|give|giving|sent|send|sending|made|make|making)\s+$", re.I
+)
+RECIPIENT_AFTER = re.compile(r"^\s+(?:a|an|some|another|new|her|his|their)\s+(?!few\b|lot\b|bit\b)")
+
+
+# A capitalised word joined to the mention (not "The" or a sentence's first word): it is part of a longer name.
+PART_OF_NAME_BEFORE = re.compile(
+    r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-ZÀ-ÖØ-Þ][\w'&.-]*\s$|\b[A-ZÀ-ÖØ-Þ][\w'&.-]*\s+(?:of|for|de)\s$"
+)
+PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
+# "your HIIT game", "my Harry Potter books": a possessive before "game" or "books" is a figure of speech or a
+# copy, and says nothing of the name.
+OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
+
+
+def cue_kind(before: str, after: str) -> str | None:
+    """The kind the words around one mention say, or None: "(1532-1625)", "and I", "a journalist named X",
+    "X, a UK-based YouTuber" -> person; "X by Author", "the X sculpture" -> work; "the X period" -> topic;
+    "X, a café" -> organisation. Read in every turn of a conversation, the assistant's included: it names
+    what the user only mentions."""
+    before, after = before.rstrip('*\u201c"'), after.lstrip("*")
+    if PART_OF_NAME_BEFORE.search(before) or PART_OF_NAME_AFTER.match(after):
+        return None  # "Cafe Puerto Rico": the words around belong to another name
+    if BAND_PLURAL_AFTER.match(after):
+        return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
+    for pattern, kind in CUE_AFTER:
+        if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
+            return kind
+    if RECIPIENT_BEFORE.search(before) and RECIPIENT_AFTER.match(after):
+        return "person"  # "got Whiskers a new scratching post": someone things are got for (a pet is a person)
+    possessive = after.startswith(("'s", "\u2019s"))  # "read George Orwell's 1984": the work is what he owns
+    for pattern, kind in CUE_BEFORE:
+        if pattern.search(before) and not (kind == "work" and possessive):
+            return kind
+    return None
