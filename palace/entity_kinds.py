@@ -200,6 +200,12 @@ EPONYM_TAIL = (
     r"(?:'s|\u2019s)\s(?:[A-ZÀ-ÖØ-Þ][a-z]+\s){0,2}(?:Theorem|Laws?|Principle|Paradox|Conjecture|Hypothesis|Lemma|"
     r"Equation|Constant|Razor|Wager|Syndrome|Disease|Effect|Rule|Theory)"
 )
+# A war of history or a way of doing things, which a person files as a subject: "World War II", "the Cold War",
+# "the Pomodoro Technique", "the Montessori Method", "the Mediterranean Diet" (not a novel's "The Poppy War").
+SUBJECT_SUFFIX = re.compile(
+    r"\b(?:(?:World|Civil|Cold|Vietnam|Korean|Gulf|Iraq|Crimean|Boer|Trojan|Napoleonic|Punic|Peloponnesian|"
+    r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?|Method|Technique|Diet)$"
+)
 EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
 
 
@@ -212,7 +218,7 @@ def kind_of(name: str, label: str) -> str | None:
         return None
     if CASE_NAME.search(name):
         return "work"  # "Brown v. Board of Education": a court case
-    if EPONYM.match(name):
+    if EPONYM.match(name) or (SUBJECT_SUFFIX.search(name) and label != "WORK_OF_ART"):
         return "topic"
     if INITIALLED.match(name):
         return "person"
@@ -281,7 +287,7 @@ def shape_kind(name: str) -> str | None:
         return known_kind(name)
     if low in BRANDS or branded(name):
         return "organisation"
-    if EPONYM.match(name):
+    if EPONYM.match(name) or SUBJECT_SUFFIX.search(name):
         return "topic"
     if INITIALLED.match(name):
         return "person"

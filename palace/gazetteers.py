@@ -203,7 +203,8 @@ DISH_WORDS = frozenset(
     noodles ramen stir-fry smoothie latte chicken beef pork salmon shrimp tofu masala tikka alfredo
     carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki tea teas coffee espresso cappuccino
     macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
-    cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta""".split()
+    cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta spritz spritzer crostini sangria mojito
+    martini negroni mimosa tapenade canapes ceviche paella empanadas gratin souffle tartare focaccia galette""".split()
 )
 
 

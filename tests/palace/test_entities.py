@@ -665,3 +665,21 @@ def test_what_is_said_around_a_name_and_known_makers_set_its_kind() -> None:
     assert cue_kind("contrast it with ", "'s philosophy") == "person"
     assert cue_kind("check with your local ", " store first") == "organisation"
     assert cue_kind("donating a box of old clothes to ", " on Saturday") == "organisation"
+
+
+def test_an_app_or_a_language_in_one_word_and_subjects_of_history_or_method_are_found() -> None:
+    assert _kinds([("user", "I've been using Citymapper, but the train delays are still bad.")]) == {
+        "Citymapper": "organisation"
+    }
+    assert _kinds([("user", "I'm interested in using Python for a data project.")]) == {"Python": "topic"}
+    assert _kinds([("user", "I've been using Merlin Bird ID and iBird Pro lately.")]).get("iBird Pro") == "organisation"
+    assert _kinds([("user", "I am using Monday to plan the week.")]) == {}  # a weekday is no app
+    found = _kinds([("user", "How did the Allies win World War II? I also use the Pomodoro Technique to study.")])
+    assert found.get("World War II") == "topic" and found.get("Pomodoro Technique") == "topic"
+    found = _kinds([("user", "I loved The Fifth Season and The Poppy War, both great books.")])
+    assert found.get("The Poppy War") == "work"  # a novel's title, not a war
+    found = _kinds(
+        [("user", "I got a rare 1913 Liberty Head nickel."), ("assistant", "Your Liberty Head nickel is a gem.")]
+    )
+    assert found.get("Liberty Head") == "work"  # a coin, not a person
+    assert _kinds([("user", "I'm hosting dinner: a Summer Sunset Spritz and Goat Cheese Crostini.")]) == {}
