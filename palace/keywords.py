@@ -24,11 +24,15 @@ MAX_QUERY_WORDS = 12
 KEYWORD_SCAN_LIMIT = 1000  # matches ranked at most: a bound on the full-text work for very large owners
 COMMON_LEXEME_SHARE = 0.002
 RARE_SHARE = COMMON_LEXEME_SHARE / 4  # what a lexeme the statistics do not list is taken to be
-# Question words that say what kind of answer is wanted, not what it is about.
+# Question words that say what kind of answer is wanted, not what it is about; and the verbs of a question
+# that gathers what was done to its subject ("which model kits have I worked on or bought?", "what charity
+# things have I done?"): the subject is what the evidence names, the doing is said in any of many words.
 QUERY_FILLER = frozenset(
     "many much long often time times ago first last recently remember tell told said say mentioned "
     "previous previously earlier before after since ever currently current did does know like get got "
-    "day days week weeks month months year years".split()
+    "day days week weeks month months year years "
+    "done doing bought buying purchased worked working tried trying went going made making used using "
+    "spent spending took taken been having getting".split()
 )
 
 

@@ -19,9 +19,9 @@ Seven signals, each normalised to 0..1 for every candidate drawer:
 - **preference**: stated preferences and topics the user keeps returning to (palace/preferences.py);
 - **entity**: 1 for a drawer about a person, place, organisation or work the query names by a wing's
   name or alias (palace/anchors.py), whose names are always looked for by words, however common;
-- **speaker**: for a question in the first person, a user turn's semantic score again (1 when it says
-  one of the question's "my …" phrases itself): what the person said about themselves is the evidence,
-  an assistant's reply on the subject is commentary;
+- **speaker**: for a question in the first person, a user turn's semantic or keyword score, the higher (1
+  when it says one of the question's "my …" phrases itself): what the person said about themselves is the
+  evidence, an assistant's reply on the subject is commentary;
 - **pinned**: 1 for a drawer the person pinned, else 0. Pinned drawers (up to PINNED_CANDIDATES) join
   every query's candidates, but pass the same relevance test as any other: a pin boosts a relevant
   drawer, it never puts an unrelated one in the block. Without pins every score is what it was.
@@ -336,7 +336,9 @@ def recall(
         }
         if first_person and row["role"] == "user":
             own = mine is not None and bool(mine.search(row["content"]))
-            signals["speaker"] = 1.0 if own else signals["semantic"]
+            # Said about the subject in the person's own turn: by meaning, or by the query's words (a list
+            # question's subject told in passing: "the signed jersey I got at a charity auction").
+            signals["speaker"] = 1.0 if own else max(signals["semantic"], signals["keyword"])
         else:
             signals["speaker"] = 0.0
         signals["entity"] = 1.0 if named and named.about(row["content"], row["tags"] or {}) else 0.0

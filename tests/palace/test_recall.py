@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
 from accounts.services import agent_update
+from palace import keywords
 from palace.models import Conversation, Drawer, PreferenceTopic
 from palace.recall import SIGNALS, recall
 from palace.services import intake, mining
@@ -451,10 +452,41 @@ def test_what_the_person_said_outranks_an_equally_close_reply_to_a_first_person_
         set_vector(drawer, unit((0, 0.65), (1, 0.76)))
     asked = recall(owner=owner, query="which charity runs have I been to?", vector=unit((0, 1.0)))
     assert asked.hits[0].drawer.pk == said.pk
-    assert asked.hits[0].signals["speaker"] == asked.hits[0].signals["semantic"] > 0
+    top = asked.hits[0].signals
+    assert top["speaker"] == max(top["semantic"], top["keyword"]) > 0
     assert all(h.signals["speaker"] == 0 for h in asked.hits if h.drawer.role == "assistant")
     neutral = recall(owner=owner, query="charity runs in the park", vector=unit((0, 1.0)))
     assert all(h.signals["speaker"] == 0 for h in neutral.hits)
+
+
+def test_a_subject_told_in_passing_by_the_person_is_found_by_its_words(personas: Personas) -> None:
+    """A list question ("which charity things have I done or bought?") is answered by the turn that names the
+    subject in passing, far in meaning; the verbs of doing say nothing of the subject and are not keywords."""
+    owner = personas.owner.user
+    said, _ = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "I need a display case for the jersey I won at a charity auction."},
+            {"role": "assistant", "content": "A UV-protected case keeps a jersey from fading."},
+        ],
+        MARCH,
+    )
+    close, _ = mine(
+        owner,
+        "c2",
+        [
+            {"role": "user", "content": "I spent $200 on comfort items for my grandma this month."},
+            {"role": "assistant", "content": "That's a thoughtful way to help her."},
+        ],
+        MARCH,
+    )
+    set_vector(said, unit((0, 0.2), (1, 0.98)))  # far in meaning: the turn is about a display case
+    set_vector(close, unit((0, 0.45), (2, 0.89)))  # nearer: buying things, no charity
+    assert keywords.query_words("Which charity things have I done or bought from?") == ["charity"]
+    asked = recall(owner=owner, query="Which charity things have I done or bought from?", vector=unit((0, 1.0)))
+    assert asked.hits[0].drawer.pk == said.pk
+    assert asked.hits[0].signals["speaker"] == asked.hits[0].signals["keyword"] > asked.hits[0].signals["semantic"]
 
 
 @pytest.mark.parametrize(
