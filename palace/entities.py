@@ -297,16 +297,17 @@ def conversation_entities(
             relations.setdefault(key(name), relation)
             if not any(key(n) == key(name) for n, _ in counted):  # NER missed the name: the pattern is evidence
                 counted[(name, "person")] += 1
-    entities = [
-        e
-        for e in drop_derived(merge_aliases(counted))
-        if not (
-            is_term(e.name, turns)
-            or is_dish(e.name)
-            or is_people_plural(e.name, context)
-            or is_identifier(e.name, identifiers)
+
+    def kept(entity: Entity) -> bool:
+        name = entity.name
+        return not (
+            is_term(name, turns)
+            or (is_dish(name) and shape_kind(name) is None)  # "Caesar Salad", not "Super Bowl" or "Hollywood Bowl"
+            or is_people_plural(name, context)
+            or is_identifier(name, identifiers)
         )
-    ]
+
+    entities = [e for e in drop_derived(merge_aliases(counted)) if kept(e)]
     for entity in entities:
         for alias in entity.aliases:
             if key(alias) in relations and entity.kind in ("person", "organisation"):
@@ -314,7 +315,7 @@ def conversation_entities(
                 entity.kind, entity.relation = "person", relations[key(alias)]
     if not assistant:
         other_texts = [text for role, text in turns if role != "user"]
-        entities += recurring_names(entities, other_texts, nlp, lower_words)
+        entities += [e for e in recurring_names(entities, other_texts, nlp, lower_words) if kept(e)]
         second_opinion(entities, other_texts, nlp)
     kinds_from_cues(entities, [text for _, text in turns])
     kinds_from_lists(entities, [text for _, text in turns])

@@ -20,7 +20,7 @@ NOT_ENTITIES = frozenset(
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
     ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
-    usb hdmi gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd vpn hd 4k qr
+    usb hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd vpn hd 4k qr
     bbq tv
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday
@@ -51,7 +51,7 @@ PLACEHOLDER = re.compile(r"\bXYZ\b|^(?:John|Jane) Doe$|^Lorem Ipsum$")  # sample
 TITLES = re.compile(r"^(?:dr|doctor|mr|mrs|ms|miss|prof|professor|sir|aunt|uncle|auntie|grandma|grandpa)\.?\s+", re.I)
 # "the"/"a" go whatever their case; a capitalised possessive is part of a title ("Our Town").
 ADMINISTRATIVE = re.compile(r"^(?:State|Province|County|Commonwealth|Prefecture|Region) of (?=[A-ZÀ-ÖØ-Þ])")
-LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their)\s+")
+LEADING = re.compile(r"^(?:(?i:the|a|an)|my|our|your|his|her|their|another|this|that|these|those|every|each)\s+")
 TRAILING = re.compile(r"(?:'s|\u2019s|'|\u2019)$")
 TRAILING_POSSESSIVE = re.compile(r"(?:'s|\u2019s)$")
 TRAILING_PARTICLE = re.compile(r"(?:\s+(?:at|in|on|of|and|or|the|for|with|to|from|by|a|an))+$")

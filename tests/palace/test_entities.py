@@ -683,3 +683,16 @@ def test_an_app_or_a_language_in_one_word_and_subjects_of_history_or_method_are_
     )
     assert found.get("Liberty Head") == "work"  # a coin, not a person
     assert _kinds([("user", "I'm hosting dinner: a Summer Sunset Spritz and Goat Cheese Crostini.")]) == {}
+
+
+def test_a_name_the_assistant_repeats_passes_the_same_filters_and_loses_its_determiner() -> None:
+    turns = [
+        ("user", 'I think I\'ll call my cocktail "Summer Sunset Spritz" for the party.'),
+        (
+            "assistant",
+            'I love "Summer Sunset Spritz"! Serve the Summer Sunset Spritz with lemon and the Summer Sunset Spritz is set.',
+        ),
+    ]
+    assert "Summer Sunset Spritz" not in _kinds(turns)  # a drink, even when the assistant repeats it
+    found = _kinds([("user", "Could the Saints win another Super Bowl soon? We saw a show at the Hollywood Bowl.")])
+    assert "Super Bowl" in found and "another Super Bowl" not in found and "Hollywood Bowl" in found
