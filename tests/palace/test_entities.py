@@ -690,7 +690,7 @@ def test_a_name_the_assistant_repeats_passes_the_same_filters_and_loses_its_dete
         ("user", 'I think I\'ll call my cocktail "Summer Sunset Spritz" for the party.'),
         (
             "assistant",
-            'I love "Summer Sunset Spritz"! Serve the Summer Sunset Spritz with lemon and the Summer Sunset Spritz is set.',
+            'I love "Summer Sunset Spritz"! Serve the Summer Sunset Spritz cold; Summer Sunset Spritz is set.',
         ),
     ]
     assert "Summer Sunset Spritz" not in _kinds(turns)  # a drink, even when the assistant repeats it
