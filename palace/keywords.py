@@ -30,7 +30,7 @@ RARE_SHARE = COMMON_LEXEME_SHARE / 4  # what a lexeme the statistics do not list
 QUERY_FILLER = frozenset(
     "many much long often time times ago first last recently remember tell told said say mentioned "
     "previous previously earlier before after since ever currently current did does know like get got "
-    "day days week weeks month months year years "
+    "day days week weeks month months year years context contexts detail details "
     "done doing bought buying purchased worked working tried trying went going made making used using "
     "spent spending took taken been having getting".split()
 )
@@ -131,7 +131,16 @@ def retrieval_query(query: str, lexemes: list[str] | None = None, named: Iterabl
     rare += [lexeme for lexeme in named if lexeme in lexemes and lexeme not in rare]
     if not rare:
         return None
-    return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in rare), search_type="raw", config="simple")
+    return any_of(rare)
+
+
+def any_of(lexemes: list[str]) -> SearchQuery | None:
+    """A full-text query for drawers holding any of `lexemes` (already stemmed)."""
+    if not lexemes:
+        return None
+    return SearchQuery(
+        " | ".join(f"'{lexeme}'" for lexeme in dict.fromkeys(lexemes)), search_type="raw", config="simple"
+    )
 
 
 def keyword_candidates(queryset: QuerySet[Drawer], finder: SearchQuery, ranker: SearchQuery, limit: int) -> list[int]:

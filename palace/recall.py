@@ -47,6 +47,7 @@ best 5 and moves them to the top (palace/rerank.py); a failure keeps the fused o
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -264,12 +265,21 @@ def recall(
     lexemes = keywords.query_lexemes(query) if tsquery is not None else []
     named = anchors.named_in(owner_id=owner.pk, query=query)
     named_lexemes = keywords.query_lexemes(" ".join(named.names)) if named else []
+    # "Which relatives have I mentioned?": the turns saying "my niece" or "my brother" are found by those words,
+    # and hold the class word's place in the keyword signal.
+    asked = cues.class_asked(query)
+    said_member = cues.members_said(asked[1]) if asked is not None else None
+    class_lexemes = keywords.query_lexemes(asked[0]) if asked is not None else []
     finder = keywords.retrieval_query(query, lexemes, named_lexemes) if tsquery is not None else None
     keyword_ids = (
         keywords.keyword_candidates(queryset, finder, tsquery, pool)
         if finder is not None and tsquery is not None
         else []
     )
+    if asked is not None:  # the person's own turns naming a member, by the full-text index
+        members = keywords.any_of(keywords.query_lexemes(asked[1].replace("|", " ")))
+        if members is not None:
+            keyword_ids += keywords.keyword_candidates(queryset.filter(role="user"), members, members, pool)
     # One scan of the partial index drawer_owner_pinned (an empty one for an owner without pins).
     pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
     when = temporal.parse(query, reference, memory_settings.timezone)
@@ -329,7 +339,7 @@ def recall(
         distance = _distance(row.get("distance"), passage_best.get(pk))
         signals = {
             "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
-            "keyword": round(keywords.coverage(row.get("matched", ()), lexeme_weights), 6),
+            "keyword": round(keywords.coverage(matched_words(row, said_member, class_lexemes), lexeme_weights), 6),
             "temporal": round(when.fit(row["occurred_at"]), 6) if when is not None else 0.0,
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
@@ -394,6 +404,15 @@ def recall(
     result.memory_context = render_block(result.hits, tz)
     lap("render")
     return result
+
+
+def matched_words(row: dict[str, Any], said_member: re.Pattern[str] | None, class_lexemes: list[str]) -> list[str]:
+    """The query lexemes a candidate holds; the class word's ("relatives") when, and only when, it names a
+    member ("my niece"): the word's stem is also another word's ("relat" in "it relates to")."""
+    matched = [lexeme for lexeme in row.get("matched", ()) if lexeme not in class_lexemes]
+    if said_member is not None and said_member.search(row["content"]):
+        matched += class_lexemes
+    return matched
 
 
 def _partner_turns(chosen: list[Candidate]) -> dict[tuple[Any, int], int]:

@@ -1,6 +1,7 @@
 """What recall reads in the words themselves, beside the signals: whether a query is about the person
-("what have I …"), the "my …" phrases that find the person saying them, and turns that say nothing (a bare
-greeting or thanks)."""
+("what have I …"), the "my …" phrases that find the person saying them, the members of a class of the
+person's own people or animals a query asks about ("which relatives have I mentioned?"), and turns that say
+nothing (a bare greeting or thanks)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,45 @@ PHATIC = re.compile(
 )
 
 
+# A question about a class of the person's own people or animals ("which relatives have I mentioned?", "my
+# family", "my pets") is answered by every "my niece", "my brother", "my dog" they said, named or not: the
+# class word is in none of those turns. Kinship and pets are closed classes, listed here whole.
+KIN = (
+    "sister|sisters|brother|brothers|sibling|siblings|mom|mum|mother|dad|father|parents|niece|nephew|cousin|"
+    "cousins|aunt|uncle|grandma|grandmother|grandpa|grandfather|grandparents|grandson|granddaughter|son|"
+    "daughter|kids|children|wife|husband|sister-in-law|brother-in-law|mother-in-law|father-in-law|in-laws|"
+    "stepmom|stepdad|stepsister|stepbrother"
+)
+PETS = "dog|dogs|cat|cats|puppy|kitten|hamster|parrot|rabbit|bunny|guinea pig|turtle|tortoise|lizard|gecko|horse|fish"
+CLASSES = (
+    (re.compile(r"\b(relatives?|family members?|(?:my|our) family|kin|extended family)\b", re.I), KIN),
+    (re.compile(r"\b(pets?)\b", re.I), PETS),
+)
+
+
+def class_asked(query: str) -> tuple[str, str] | None:
+    """(the class word as the query writes it, its members as a regex alternation) for a query about one
+    of CLASSES, else None."""
+    for pattern, members in CLASSES:
+        match = pattern.search(query)
+        if match:
+            return match.group(1), members
+    return None
+
+
+def members_said(members: str) -> re.Pattern[str]:
+    """The person naming a member of a class as theirs: "my niece", "my older brother", "our cat"."""
+    return re.compile(rf"\b(?:my|our)\s+(?:(?:older|younger|little|big|baby|twin|step|late)\s+)?(?:{members})\b", re.I)
+
+
 def own_words(query: str) -> re.Pattern[str] | None:
     """The query's "my …" phrases (up to three words, the last a noun-like word), as a pattern that
-    finds the person saying them: "my sister" in "a gift for my sister's birthday"."""
+    finds the person saying them: "my sister" in "a gift for my sister's birthday"; for a question about
+    the person's relatives or pets, any of them ("my niece")."""
     phrases: set[str] = set()
+    asked = class_asked(query)
+    if asked is not None:
+        phrases.update(asked[1].split("|"))
     for match in _MY_PHRASE.finditer(query):
         words = match.group(1).lower().split()
         phrases.update(" ".join(words[:n]) for n in range(1, len(words) + 1) if len(words[n - 1]) >= 3)

@@ -619,3 +619,27 @@ def test_a_pasted_document_is_quoted_in_part_in_the_block_and_whole_in_the_hit(p
     result = recall(owner=owner, query="zeppelin hangar lease")
     assert result.hits[0].drawer.content == document
     assert len(result.memory_context) < 5000 and f"… (full text: {drawer.aaak})" in result.memory_context
+
+
+def test_a_question_about_the_persons_relatives_finds_every_one_they_named(personas: Personas) -> None:
+    """ "Which relatives have I mentioned?": each "my niece", "my brother" turn is evidence though none says
+    "relative", and a turn where the word's stem means something else ("it relates to") is not."""
+    owner = personas.owner.user
+    turns = {
+        "niece": "I just attended my niece's graduation ceremony last weekend.",
+        "brother": "I hiked the John Muir Trail with my brother, and now I want a bike trip.",
+        "trunk": "I restored an antique trunk from my parents' attic.",
+        "relates": "How does knowledge modeling relate to my background in data science?",
+    }
+    drawers = {}
+    for n, (name, text) in enumerate(turns.items()):
+        drawers[name], _ = mine(
+            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Sounds good."}], MARCH
+        )
+        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))  # all far from the query in meaning
+    asked = recall(owner=owner, query="Which relatives have I mentioned, and in what context?", vector=unit((0, 1.0)))
+    top = [hit.drawer.pk for hit in asked.hits[:3]]
+    assert set(top) == {drawers["niece"].pk, drawers["brother"].pk, drawers["trunk"].pk}
+    assert all(hit.signals["speaker"] == 1.0 and hit.signals["keyword"] == 1.0 for hit in asked.hits[:3])
+    relates = next((hit for hit in asked.hits if hit.drawer.pk == drawers["relates"].pk), None)
+    assert relates is None or relates.signals["keyword"] == 0
