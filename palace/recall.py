@@ -65,7 +65,7 @@ from pgvector.django import CosineDistance
 from accounts.models import Agent, MemorySettings
 from accounts.services import memory_settings_ensure
 from episodic import providers
-from palace import anchors, keywords, pending, preferences, temporal
+from palace import anchors, keywords, pending, preferences, recall_parts, temporal
 from palace import recall_cues as cues
 from palace.models import Drawer, Passage
 from palace.recall_block import render_block
@@ -260,6 +260,8 @@ def recall(
     # The query's embedding runs in the background while the keyword candidates and pins are read;
     # "embed" is then the time left to wait for it.
     embedding = providers.embed_query_start(owner_id=owner.pk, text=query) if vector == "embed" else None
+    events = recall_parts.event_parts(query) if vector is not None else []
+    event_vectors = recall_parts.embed_parts(owner.pk, events)
     queryset = _queryset(owner.pk, filters or Filters())
     tsquery = keywords.keyword_query(query)
     lexemes = keywords.query_lexemes(query) if tsquery is not None else []
@@ -321,6 +323,8 @@ def recall(
     if lexemes:
         rows_qs = rows_qs.annotate(matched=keywords.matched(lexemes))
     fields += ["distance"] * (vector is not None) + ["matched"] * bool(lexemes)
+    rows_qs, part_fields = recall_parts.annotate(rows_qs, [collect() for collect in event_vectors])
+    fields += part_fields
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
     rows.update(waiting)
     lap("fetch")
@@ -368,7 +372,10 @@ def recall(
         leads.setdefault(_pair_key(candidate.row), candidate)
     reranked = rerank_wanted(use_rerank, memory_settings, owner.pk, result)
     wanted = max(top_k, RERANK_POOL) if reranked else top_k
-    chosen = list(leads.values())[:wanted]
+    ordered = list(leads.values())
+    if part_fields:  # a question about several events: each event's best drawer leads
+        ordered = recall_parts.lead_each_part(ordered, events, weights["keyword"])
+    chosen = ordered[:wanted]
     lap("fusion")
 
     filed = [c.row["pk"] for c in chosen if not pending.is_pending(c.row["pk"])]

@@ -57,6 +57,12 @@ _SPANNING = re.compile(
     re.I,
 )
 
+
+def spanning(text: str) -> bool:
+    """Whether a question is about the order of events or the time between them."""
+    return bool(_SPANNING.search(text))
+
+
 # "What am I collecting these days?" gathers months of conversations, not last week's: with 30 days a
 # recency query's older evidence lost up to 0.3 to the newest chat on a neighbouring subject. 60 to 365
 # days gave the same dev and hard-case figures (hard multi-session 0.759 -> 0.793, knowledge-update kept

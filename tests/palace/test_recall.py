@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
 from accounts.services import agent_update
-from palace import keywords
+from palace import keywords, recall_parts
 from palace.models import Conversation, Drawer, PreferenceTopic
 from palace.recall import SIGNALS, recall
 from palace.services import intake, mining
@@ -643,3 +643,34 @@ def test_a_question_about_the_persons_relatives_finds_every_one_they_named(perso
     assert all(hit.signals["speaker"] == 1.0 and hit.signals["keyword"] == 1.0 for hit in asked.hits[:3])
     relates = next((hit for hit in asked.hits if hit.drawer.pk == drawers["relates"].pk), None)
     assert relates is None or relates.signals["keyword"] == 0
+
+
+def test_each_event_of_an_ordering_question_keeps_a_place(personas: Personas) -> None:
+    """ "Put these in order: A, B and C": ranked by the whole question the event it says most about takes
+    every place; each event's best drawer leads instead (by its meaning or, here, its words)."""
+    owner = personas.owner.user
+    query = "Put these in order: getting my new zoom lens, the birdwatching workshop, and meeting the graphic designer."
+    assert recall_parts.event_parts(query) == [
+        "getting my new zoom lens",
+        "the birdwatching workshop",
+        "meeting the graphic designer.",
+    ]
+    assert recall_parts.event_parts("What zoom lens and which workshop do I like?") == []  # no order, no span
+    said = {}
+    texts = {
+        "lens-1": "I finally got my new zoom lens for the camera.",
+        "lens-2": "Is a zoom lens good for portraits? Mine is new.",
+        "lens-3": "My zoom lens came with a new hood.",
+        "workshop": "The birdwatching workshop at the library was great.",
+        "designer": "I had coffee with a graphic designer about my logo.",
+    }
+    for n, (name, text) in enumerate(texts.items()):
+        said[name], _ = mine(
+            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Nice."}], MARCH
+        )
+        near = name.startswith("lens")
+        set_vector(said[name], unit((0, 0.9 if near else 0.3), (n + 1, 0.44 if near else 0.95)))
+    asked = recall(owner=owner, query=query, vector=unit((0, 1.0)), top_k=3)
+    top = {hit.drawer.pk for hit in asked.hits}
+    assert {said["workshop"].pk, said["designer"].pk} <= top
+    assert len(top & {said[f"lens-{n}"].pk for n in (1, 2, 3)}) == 1

@@ -1,0 +1,96 @@
+"""Questions about several events at once ("Put these in order: getting my new lens, the birdwatching
+workshop and meeting the designer", "How many days between the gala and my last race?"): each event is a
+part of its own, and the best drawer for each part leads the results. Ranked by the whole question, the
+events the question says most about take the top places and the third event's evidence falls out of them;
+ranked by each part too, every event keeps one.
+
+Only questions about an order or a span of events (palace/temporal.py `spanning`, "how many days after …")
+are split, into 2 to
+MAX_PARTS parts, each with a content word of its own; each part is embedded (beside the question, cached like
+any query) and scored like the question, by meaning and by its words."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from pgvector.django import CosineDistance
+
+from episodic import providers
+from palace import keywords, temporal
+
+MAX_PARTS = 4
+# Between the events of one question: a colon after "Put these in order", commas, "and", "or", "then"; the
+# verb between two events of a span ("how many days after the concert did I go to the festival").
+_SPLIT = re.compile(r"[:;?]|,\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then|did|was|were)\s+", re.I)
+# "How many days after the concert did I …", "how long before my trip was …": a span between two events.
+_AFTER = re.compile(r"\bhow (?:many \w+|long) (?:after|before)\b", re.I)
+# The words of the question itself, not of an event: "put these in order", "which did I do first".
+_ORDER_WORDS = frozenset(
+    "put these those order sort rank list which did do happened came first earliest latest last between how "
+    "many long days weeks months years after before passed from to most recent oldest newest conversation "
+    "conversations chat chats asked talked told mentioned".split()
+)
+# A part's best leads only when it is about that part: close in meaning or holding its words.
+PART_MEANING = 0.35
+PART_WORDS = 0.5
+
+
+class _Candidate(Protocol):
+    score: float
+    row: dict[str, Any]
+
+
+def event_parts(query: str) -> list[str]:
+    """The events a question about an order or a span names, or [] for any other question."""
+    if not (temporal.spanning(query) or _AFTER.search(query)):
+        return []
+    parts = []
+    for part in (p.strip() for p in _SPLIT.split(query)):
+        words = [w for w in keywords.query_words(part) if w not in _ORDER_WORDS]
+        if words:
+            parts.append(part)
+    return parts if 2 <= len(parts) <= MAX_PARTS else []
+
+
+def embed_parts(owner_id: int, parts: Sequence[str]) -> list[Callable[[], list[float] | None]]:
+    """Start embedding each part (in the background, beside the question's own embedding)."""
+    return [providers.embed_query_start(owner_id=owner_id, text=part) for part in parts]
+
+
+def annotate(rows_qs: Any, vectors: Sequence[list[float] | None]) -> tuple[Any, list[str]]:
+    """Each candidate's distance to each part's vector, in the query that reads the candidates."""
+    fields = []
+    for n, vector in enumerate(vectors):
+        if vector is not None:
+            rows_qs = rows_qs.annotate(**{f"part_{n}": CosineDistance("embedding", vector)})
+            fields.append(f"part_{n}")
+    return rows_qs, fields
+
+
+def lead_each_part(leads: list[Any], parts: Sequence[str], keyword_weight: float) -> list[Any]:
+    """The results with, first, the best for each part (by its meaning and its words; in the order of their
+    fused scores), then the rest in their order."""
+    firsts: dict[int, Any] = {}
+    for n, part in enumerate(parts):
+        lexemes = keywords.query_lexemes(part)
+        weights = keywords.lexeme_weights(lexemes)
+
+        def fit(candidate: _Candidate, n: int = n, weights: dict[str, float] = weights) -> tuple[float, float]:
+            distance = candidate.row.get(f"part_{n}")
+            meaning = 1.0 - float(distance) if distance is not None else 0.0
+            return meaning, keywords.coverage(candidate.row.get("matched", ()), weights)
+
+        best = max(
+            (c for c in leads if id(c) not in firsts), key=lambda c: _fused(fit(c), keyword_weight), default=None
+        )
+        if best is not None and (fit(best)[0] >= PART_MEANING or fit(best)[1] >= PART_WORDS):
+            firsts[id(best)] = best
+    led = sorted(firsts.values(), key=lambda c: -c.score)
+    return led + [c for c in leads if id(c) not in firsts]
+
+
+def _fused(fit: tuple[float, float], keyword_weight: float) -> float:
+    meaning, words = fit
+    return meaning + keyword_weight * words
