@@ -31,7 +31,7 @@ KIN = (
 )
 PETS = "dog|dogs|cat|cats|puppy|kitten|hamster|parrot|rabbit|bunny|guinea pig|turtle|tortoise|lizard|gecko|horse|fish"
 CLASSES = (
-    (re.compile(r"\b(relatives?|family members?|(?:my|our) family|kin|extended family)\b", re.I), KIN),
+    (re.compile(r"\b(relatives?|family members?|famil(?:y|ies)|kin)\b", re.I), KIN),
     (re.compile(r"\b(pets?)\b", re.I), PETS),
 )
 
