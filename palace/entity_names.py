@@ -43,8 +43,12 @@ NOT_ENTITIES = frozenset(
     "new year's day",
     "lunar new year",
     "chinese new year",
+    "secret santa",
+    "p.s",
+    "p.p.s",
 }
 
+EMPHASIS_LETTERS = 7  # "UNESCO", "NASDAQ" are six letters; a word in capitals longer than that is shouted
 # A stand-in for a name in an example ("XYZ University", "ABC Corp" is left: it is also a network).
 LONGEST_WORD = 40
 PLACEHOLDER = re.compile(r"\bXYZ\b|^(?:John|Jane) Doe$|^Lorem Ipsum$")  # sample names, not someone
@@ -321,7 +325,8 @@ NUMBERED_LABEL = re.compile(
 # A date is not a name: "Date 16 February 2023", "March 15th".
 DATED = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b.*\d|"
-    r"\d.*\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+    r"\d.*\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|"
+    r"\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{2,4})?\b"  # "Liam 3/12" on a onesie: a name and a date
 )
 
 
@@ -346,8 +351,10 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if is_variety(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):  # "Riesling"; "XYZ University"
         return False
-    # A common word in capitals is emphasis ("THE END", "NOTE"), not an acronym.
-    if text.isupper() and text.isalpha() and len(text) >= 3 and low in generic_words() and not known_kind(text):
+    # A common word in capitals is emphasis ("THE END", "NOTE", "UNCOMMON"), not an acronym: one the word lists
+    # know, or a word longer than acronyms run.
+    shouting = text.isupper() and text.isalpha() and not known_kind(text) and low not in BRANDS
+    if shouting and ((len(text) >= 3 and low in generic_words()) or len(text) >= EMPHASIS_LETTERS):
         return False
     if DATED.search(text) or NUMBERED_LABEL.match(text):
         return False

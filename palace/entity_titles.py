@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from palace.entity_kinds import QUOTED
-from palace.entity_names import NOT_ENTITIES, clean
+from palace.entity_names import DATED, NOT_ENTITIES, clean
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
 TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())
@@ -52,8 +52,8 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
         start = quote.start(1) if quote.group(1) else quote.start(2)
         work = clean(quote.group(1) or quote.group(2), keep_article=True)
         words = work.split()
-        if not title_case(work) or any(a <= start < b for a, b in taken):
-            continue
+        if not title_case(work) or any(a <= start < b for a, b in taken) or DATED.search(work):
+            continue  # not "Liam 3/12", a name and a date for a onesie
         before = text[max(0, quote.start() - 40) : quote.start()]
         owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", before)
         cued = number in listed or bool(

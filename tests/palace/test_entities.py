@@ -696,3 +696,10 @@ def test_a_name_the_assistant_repeats_passes_the_same_filters_and_loses_its_dete
     assert "Summer Sunset Spritz" not in _kinds(turns)  # a drink, even when the assistant repeats it
     found = _kinds([("user", "Could the Saints win another Super Bowl soon? We saw a show at the Hollywood Bowl.")])
     assert "Super Bowl" in found and "another Super Bowl" not in found and "Hollywood Bowl" in found
+
+
+def test_a_date_a_postscript_a_shouted_word_and_a_gift_exchange_are_no_names() -> None:
+    assert "Liam 3/12" not in _kinds([("user", 'Would a onesie with "Little Liam" or "Liam 3/12" be cute?')])
+    assert _kinds([("user", "Write the P.S and the next email, about the office Secret Santa.")]) == {}
+    found = _kinds([("user", "Dispel the most common and UNCOMMON myths. I work with UNESCO and NASA.")])
+    assert "UNCOMMON" not in found and found.get("UNESCO") == "organisation" and found.get("NASA") == "organisation"
