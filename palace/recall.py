@@ -47,7 +47,6 @@ best 5 and moves them to the top (palace/rerank.py); a failure keeps the fused o
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -343,7 +342,7 @@ def recall(
         distance = _distance(row.get("distance"), passage_best.get(pk))
         signals = {
             "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
-            "keyword": round(keywords.coverage(matched_words(row, said_member, class_lexemes), lexeme_weights), 6),
+            "keyword": round(keywords.coverage(cues.words_matched(row, said_member, class_lexemes), lexeme_weights), 6),
             "temporal": round(when.fit(row["occurred_at"]), 6) if when is not None else 0.0,
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
@@ -411,15 +410,6 @@ def recall(
     result.memory_context = render_block(result.hits, tz)
     lap("render")
     return result
-
-
-def matched_words(row: dict[str, Any], said_member: re.Pattern[str] | None, class_lexemes: list[str]) -> list[str]:
-    """The query lexemes a candidate holds; the class word's ("relatives") when, and only when, it names a
-    member ("my niece"): the word's stem is also another word's ("relat" in "it relates to")."""
-    matched = [lexeme for lexeme in row.get("matched", ()) if lexeme not in class_lexemes]
-    if said_member is not None and said_member.search(row["content"]):
-        matched += class_lexemes
-    return matched
 
 
 def _partner_turns(chosen: list[Candidate]) -> dict[tuple[Any, int], int]:

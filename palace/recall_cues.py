@@ -6,6 +6,7 @@ nothing (a bare greeting or thanks)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # A question about the person ("what have I …", "my sister") is answered by what they said.
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
@@ -66,3 +67,12 @@ def own_words(query: str) -> re.Pattern[str] | None:
         return None
     alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
     return re.compile(rf"\bmy (?:{alternatives})\b", re.I)
+
+
+def words_matched(row: dict[str, Any], said_member: re.Pattern[str] | None, class_lexemes: list[str]) -> list[str]:
+    """The query lexemes a candidate holds; the class word's ("relatives") when, and only when, it names a
+    member ("my niece"): the word's stem is also another word's ("relat" in "it relates to")."""
+    matched = [lexeme for lexeme in row.get("matched", ()) if lexeme not in class_lexemes]
+    if said_member is not None and said_member.search(row["content"]):
+        matched += class_lexemes
+    return matched

@@ -5,9 +5,8 @@ events the question says most about take the top places and the third event's ev
 ranked by each part too, every event keeps one.
 
 Only questions about an order or a span of events (palace/temporal.py `spanning`, "how many days after …")
-are split, into 2 to
-MAX_PARTS parts, each with a content word of its own; each part is embedded (beside the question, cached like
-any query) and scored like the question, by meaning and by its words."""
+are split, into 2 to MAX_PARTS parts, each with a content word of its own; each part is embedded (beside the
+question, cached like any query) and scored like the question, by meaning and by its words."""
 
 from __future__ import annotations
 
@@ -71,26 +70,22 @@ def annotate(rows_qs: Any, vectors: Sequence[list[float] | None]) -> tuple[Any, 
 
 def lead_each_part(leads: list[Any], parts: Sequence[str], keyword_weight: float) -> list[Any]:
     """The results with, first, the best for each part (by its meaning and its words; in the order of their
-    fused scores), then the rest in their order."""
+    fused scores), then the rest in their order. A part's best leads only when it is about the part."""
     firsts: dict[int, Any] = {}
     for n, part in enumerate(parts):
-        lexemes = keywords.query_lexemes(part)
-        weights = keywords.lexeme_weights(lexemes)
-
-        def fit(candidate: _Candidate, n: int = n, weights: dict[str, float] = weights) -> tuple[float, float]:
-            distance = candidate.row.get(f"part_{n}")
-            meaning = 1.0 - float(distance) if distance is not None else 0.0
-            return meaning, keywords.coverage(candidate.row.get("matched", ()), weights)
-
-        best = max(
-            (c for c in leads if id(c) not in firsts), key=lambda c: _fused(fit(c), keyword_weight), default=None
-        )
-        if best is not None and (fit(best)[0] >= PART_MEANING or fit(best)[1] >= PART_WORDS):
+        weights = keywords.lexeme_weights(keywords.query_lexemes(part))
+        fits = [(_fit(c, n, weights), c) for c in leads if id(c) not in firsts]
+        if not fits:
+            continue
+        (meaning, words), best = max(fits, key=lambda fit: fit[0][0] + keyword_weight * fit[0][1])
+        if meaning >= PART_MEANING or words >= PART_WORDS:
             firsts[id(best)] = best
     led = sorted(firsts.values(), key=lambda c: -c.score)
     return led + [c for c in leads if id(c) not in firsts]
 
 
-def _fused(fit: tuple[float, float], keyword_weight: float) -> float:
-    meaning, words = fit
-    return meaning + keyword_weight * words
+def _fit(candidate: _Candidate, n: int, weights: dict[str, float]) -> tuple[float, float]:
+    """A candidate's meaning and words for part `n`."""
+    distance = candidate.row.get(f"part_{n}")
+    meaning = 1.0 - float(distance) if distance is not None else 0.0
+    return meaning, keywords.coverage(candidate.row.get("matched", ()), weights)
