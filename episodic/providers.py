@@ -228,6 +228,46 @@ def embed_query_start(*, owner_id: int, text: str) -> Callable[[], list[float] |
     return collect
 
 
+def embed_queries_start(*, owner_id: int, texts: list[str]) -> Callable[[], list[list[float]] | None]:
+    """embed_query_start for several short texts in one batch (the parts of a question): one model call
+    where one each would queue behind the model's lock; None when any failed."""
+    embedder = get_embedder()
+    keys = [(owner_id, embedder.name, text) for text in texts]
+    cached = [query_vectors.get(key) if query_vectors.size else None for key in keys]
+    missing = [text for text, vector in zip(texts, cached, strict=True) if vector is None]
+    if not missing:
+        return lambda: [v for v in cached if v is not None]
+    if embedding_over_budget(owner_id=owner_id):
+        return lambda: None
+    future = _query_pool.submit(embedder.embed_documents, missing)
+
+    def collect() -> list[list[float]] | None:
+        try:
+            result: Embedded | None = future.result()
+        except EmbeddingError:
+            logger.warning("embedding a question's parts failed; recall goes on without them", exc_info=True)
+            result = None
+        later(
+            functools.partial(
+                _metered,
+                owner_id=owner_id,
+                source=UsageRecord.Source.EMBED,
+                embedder=embedder,
+                items=len(missing),
+                result=result,
+            )
+        )
+        if result is None or len(result.vectors) != len(missing):
+            return None
+        fresh = dict(zip(missing, result.vectors, strict=True))
+        if query_vectors.size:
+            for text, vector in fresh.items():
+                query_vectors.put((owner_id, embedder.name, text), vector)
+        return [vector if vector is not None else fresh[text] for text, vector in zip(texts, cached, strict=True)]
+
+    return collect
+
+
 def embed_query(*, owner_id: int, text: str) -> list[float] | None:
     """One text's embedding (a search query, usually), from the process's cache when it was asked
     lately; a failed embedding is never cached."""

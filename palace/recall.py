@@ -322,7 +322,7 @@ def recall(
     if lexemes:
         rows_qs = rows_qs.annotate(matched=keywords.matched(lexemes))
     fields += ["distance"] * (vector is not None) + ["matched"] * bool(lexemes)
-    rows_qs, part_fields = recall_parts.annotate(rows_qs, [collect() for collect in event_vectors])
+    rows_qs, part_fields = recall_parts.annotate(rows_qs, event_vectors())
     fields += part_fields
     rows = {row["pk"]: row for row in rows_qs.values(*fields)} if union else {}
     rows.update(waiting)

@@ -53,18 +53,19 @@ def event_parts(query: str) -> list[str]:
     return parts if 2 <= len(parts) <= MAX_PARTS else []
 
 
-def embed_parts(owner_id: int, parts: Sequence[str]) -> list[Callable[[], list[float] | None]]:
-    """Start embedding each part (in the background, beside the question's own embedding)."""
-    return [providers.embed_query_start(owner_id=owner_id, text=part) for part in parts]
+def embed_parts(owner_id: int, parts: Sequence[str]) -> Callable[[], list[list[float]] | None]:
+    """Start embedding the parts, in one batch in the background beside the question's own embedding."""
+    if not parts:
+        return lambda: None
+    return providers.embed_queries_start(owner_id=owner_id, texts=list(parts))
 
 
-def annotate(rows_qs: Any, vectors: Sequence[list[float] | None]) -> tuple[Any, list[str]]:
+def annotate(rows_qs: Any, vectors: Sequence[list[float]] | None) -> tuple[Any, list[str]]:
     """Each candidate's distance to each part's vector, in the query that reads the candidates."""
     fields = []
-    for n, vector in enumerate(vectors):
-        if vector is not None:
-            rows_qs = rows_qs.annotate(**{f"part_{n}": CosineDistance("embedding", vector)})
-            fields.append(f"part_{n}")
+    for n, vector in enumerate(vectors or ()):
+        rows_qs = rows_qs.annotate(**{f"part_{n}": CosineDistance("embedding", vector)})
+        fields.append(f"part_{n}")
     return rows_qs, fields
 
 
