@@ -269,7 +269,7 @@ def recall(
     # "Which relatives have I mentioned?": the turns saying "my niece" or "my brother" are found by those words,
     # and hold the class word's place in the keyword signal.
     asked = cues.class_asked(query)
-    said_member = cues.members_said(asked[1]) if asked is not None else None
+    said_member = cues.members_said(asked[1], asked[2]) if asked is not None else None
     class_lexemes = keywords.query_lexemes(asked[0]) if asked is not None else []
     finder = keywords.retrieval_query(query, lexemes, named_lexemes) if tsquery is not None else None
     keyword_ids = (

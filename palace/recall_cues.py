@@ -23,7 +23,8 @@ PHATIC = re.compile(
 
 # A question about a class of the person's own people or animals ("which relatives have I mentioned?", "my
 # family", "my pets") is answered by every "my niece", "my brother", "my dog" they said, named or not: the
-# class word is in none of those turns. Kinship and pets are closed classes, listed here whole.
+# class word is in none of those turns. Kinship and pets are closed classes, listed here whole; so are the
+# common kinds of exercise, which a person names without "my" ("I've been doing yoga", "went for a run").
 KIN = (
     "sister|sisters|brother|brothers|sibling|siblings|mom|mum|mother|dad|father|parents|niece|nephew|cousin|"
     "cousins|aunt|uncle|grandma|grandmother|grandpa|grandfather|grandparents|grandson|granddaughter|son|"
@@ -31,24 +32,36 @@ KIN = (
     "stepmom|stepdad|stepsister|stepbrother"
 )
 PETS = "dog|dogs|cat|cats|puppy|kitten|hamster|parrot|rabbit|bunny|guinea pig|turtle|tortoise|lizard|gecko|horse|fish"
+EXERCISE = (
+    "yoga|pilates|barre|running|run|runs|jog|jogging|cycling|biking|bike ride|bike rides|spin class|swimming|swim|"
+    "hiking|hike|hikes|gym|weightlifting|weight lifting|lifting weights|strength training|crossfit|zumba|hiit|"
+    "boxing|kickboxing|martial arts|karate|tennis|basketball|soccer|volleyball|climbing|bouldering|rowing|"
+    "dance class|dance classes|treadmill|elliptical|marathon|half marathon|5k|10k|triathlon|stretching|workout|"
+    "workouts"
+)
+# (the question's class words, the members, whether the person names them as theirs: "my niece")
 CLASSES = (
-    (re.compile(r"\b(relatives?|family members?|famil(?:y|ies)|kin)\b", re.I), KIN),
-    (re.compile(r"\b(pets?)\b", re.I), PETS),
+    (re.compile(r"\b(relatives?|family members?|famil(?:y|ies)|kin)\b", re.I), KIN, True),
+    (re.compile(r"\b(pets?)\b", re.I), PETS, True),
+    (re.compile(r"\b(exercis(?:e|es|ing)|physical activit(?:y|ies)|fitness|sports?)\b", re.I), EXERCISE, False),
 )
 
 
-def class_asked(query: str) -> tuple[str, str] | None:
-    """(the class word as the query writes it, its members as a regex alternation) for a query about one
-    of CLASSES, else None."""
-    for pattern, members in CLASSES:
+def class_asked(query: str) -> tuple[str, str, bool] | None:
+    """(the class word as the query writes it, its members as a regex alternation, whether they are named
+    as the person's own) for a query about one of CLASSES, else None."""
+    for pattern, members, owned in CLASSES:
         match = pattern.search(query)
         if match:
-            return match.group(1), members
+            return match.group(1), members, owned
     return None
 
 
-def members_said(members: str) -> re.Pattern[str]:
-    """The person naming a member of a class as theirs: "my niece", "my older brother", "our cat"."""
+def members_said(members: str, owned: bool = True) -> re.Pattern[str]:
+    """The person naming a member of a class: as theirs ("my niece", "my older brother", "our cat"), or
+    anywhere in their turn ("a yoga class")."""
+    if not owned:
+        return re.compile(rf"\b(?:{members})\b", re.I)
     return re.compile(rf"\b(?:my|our)\s+(?:(?:older|younger|little|big|baby|twin|step|late)\s+)?(?:{members})\b", re.I)
 
 
@@ -58,7 +71,7 @@ def own_words(query: str) -> re.Pattern[str] | None:
     the person's relatives or pets, any of them ("my niece")."""
     phrases: set[str] = set()
     asked = class_asked(query)
-    if asked is not None:
+    if asked is not None and asked[2]:
         phrases.update(asked[1].split("|"))
     for match in _MY_PHRASE.finditer(query):
         words = match.group(1).lower().split()

@@ -674,3 +674,24 @@ def test_each_event_of_an_ordering_question_keeps_a_place(personas: Personas) ->
     top = {hit.drawer.pk for hit in asked.hits}
     assert {said["workshop"].pk, said["designer"].pk} <= top
     assert len(top & {said[f"lens-{n}"].pk for n in (1, 2, 3)}) == 1
+
+
+def test_a_question_about_the_persons_exercise_finds_each_kind_they_named(personas: Personas) -> None:
+    """ "What kinds of exercise do I do?": a pilates class and a morning run are the answer though neither
+    turn says "exercise"; kinds of exercise are named without "my", so anywhere in the person's turn counts."""
+    owner = personas.owner.user
+    turns = {
+        "pilates": "I've been going to a pilates class on Tuesdays after work.",
+        "run": "I went for a run along the river before breakfast.",
+        "tax": "I need to file my taxes before April.",
+    }
+    drawers = {}
+    for n, (name, text) in enumerate(turns.items()):
+        drawers[name], _ = mine(
+            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Good."}], MARCH
+        )
+        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))
+    asked = recall(owner=owner, query="What kinds of exercise do I do?", vector=unit((0, 1.0)))
+    found = [hit.drawer.pk for hit in asked.hits]
+    assert set(found[:2]) == {drawers["pilates"].pk, drawers["run"].pk}
+    assert drawers["tax"].pk not in found
