@@ -133,6 +133,7 @@ def names_from_lists(entities: Sequence[Entity], texts: Sequence[str], lower_wor
 
 
 def plausible_listed(name: str, lower_words: set[str]) -> bool:
+    """Whether a name in a list is one: of a name's shape, and not only everyday words."""
     words = name.split()
     if words[0].lower() in NOT_ENTITIES or not is_plausible(name, "ORG", lower_words):
         return False

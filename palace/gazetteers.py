@@ -130,11 +130,10 @@ NATIONALITY = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch)\s+(
 
 def known_kind(name: str) -> str | None:
     known = KNOWN_NAMES.get(re.sub(r"^the\s+", "", name.lower()))
-    if known is None and NATIONALITY.match(name):
-        known = KNOWN_NAMES.get(NATIONALITY.sub("", name).lower())
-        name = NATIONALITY.sub("", name)
-        if known is None or known[0] != "topic":
-            return None
+    if known is None and NATIONALITY.match(name):  # "French Art Deco": a known style, of a country
+        style = NATIONALITY.sub("", name)
+        known = KNOWN_NAMES.get(style.lower())
+        return "topic" if known is not None and known[0] == "topic" and style == known[1] else None
     if known is None or (known[0] == "topic" and name != known[1]):
         return None  # a subject's abbreviation is itself only as written: "SAT" the test, not "Sat" the day
     return known[0]
