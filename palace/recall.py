@@ -20,8 +20,9 @@ Seven signals, each normalised to 0..1 for every candidate drawer:
 - **entity**: 1 for a drawer about a person, place, organisation or work the query names by a wing's
   name or alias (palace/anchors.py), whose names are always looked for by words, however common;
 - **speaker**: for a question in the first person, a user turn's semantic or keyword score, the higher (1
-  when it says one of the question's "my …" phrases itself): what the person said about themselves is the
-  evidence, an assistant's reply on the subject is commentary;
+  when it says one of the question's "my …" phrases itself; 0 for a task set to the assistant, "Write me
+  …"): what the person said about themselves is the evidence, an assistant's reply on the subject is
+  commentary;
 - **pinned**: 1 for a drawer the person pinned, else 0. Pinned drawers (up to PINNED_CANDIDATES) join
   every query's candidates, but pass the same relevance test as any other: a pin boosts a relevant
   drawer, it never puts an unrelated one in the block. Without pins every score is what it was.
@@ -347,7 +348,7 @@ def recall(
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
         }
-        if first_person and row["role"] == "user":
+        if first_person and row["role"] == "user" and not cues.TASK.match(row["content"]):
             own = mine is not None and bool(mine.search(row["content"]))
             # Said about the subject in the person's own turn: by meaning, or by the query's words (a list
             # question's subject told in passing: "the signed jersey I got at a charity auction").

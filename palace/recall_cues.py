@@ -65,6 +65,16 @@ def members_said(members: str, owned: bool = True) -> re.Pattern[str]:
     return re.compile(rf"\b(?:my|our)\s+(?:(?:older|younger|little|big|baby|twin|step|late)\s+)?(?:{members})\b", re.I)
 
 
+# A turn that sets the assistant a task ("Write me a script …", "Offer grammatical edits on …", "Contrast X with
+# Y"): an instruction, not the person saying something about themselves.
+TASK = re.compile(
+    r"\W*(?:please\s+)?(?:write|rewrite|draft|create|generate|compose|summari[sz]e|translate|explain|describe|"
+    r"list|give me|offer|contrast|compare|edit|proofread|correct|act as|pretend|imagine|continue|expand|"
+    r"outline|paraphrase|convert|design|provide|suggest (?:a|an|some|\d+)|make (?:a|an|me))\b",
+    re.I,
+)
+
+
 def own_words(query: str) -> re.Pattern[str] | None:
     """The query's "my …" phrases (up to three words, the last a noun-like word), as a pattern that
     finds the person saying them: "my sister" in "a gift for my sister's birthday"; for a question about

@@ -695,3 +695,33 @@ def test_a_question_about_the_persons_exercise_finds_each_kind_they_named(person
     found = [hit.drawer.pk for hit in asked.hits]
     assert set(found[:2]) == {drawers["pilates"].pk, drawers["run"].pk}
     assert drawers["tax"].pk not in found
+
+
+def test_a_task_set_to_the_assistant_is_no_one_speaking_of_themselves(personas: Personas) -> None:
+    """ "Write me a scene about two directors …" is an instruction; "I volunteered at the food bank" is the
+    person's own: only the second gets the `speaker` signal of a first-person question."""
+    owner = personas.owner.user
+    task, _ = mine(
+        owner,
+        "c1",
+        [
+            {"role": "user", "content": "Write me a scene where two volunteers plan a charity event."},
+            {"role": "assistant", "content": "INT. HALL - DAY ..."},
+        ],
+        MARCH,
+    )
+    own, _ = mine(
+        owner,
+        "c2",
+        [
+            {"role": "user", "content": "Last month I volunteered at the food bank downtown."},
+            {"role": "assistant", "content": "That's generous of you."},
+        ],
+        MARCH,
+    )
+    set_vector(task, unit((0, 0.62), (1, 0.78)))  # a little nearer the question than the person's own words
+    set_vector(own, unit((0, 0.6), (2, 0.8)))
+    asked = recall(owner=owner, query="What volunteer work have I done?", vector=unit((0, 1.0)))
+    by_pk = {hit.drawer.pk: hit for hit in asked.hits}
+    assert by_pk[task.pk].signals["speaker"] == 0 and by_pk[own.pk].signals["speaker"] > 0
+    assert asked.hits[0].drawer.pk == own.pk
