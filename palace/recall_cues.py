@@ -39,11 +39,18 @@ EXERCISE = (
     "dance class|dance classes|treadmill|elliptical|marathon|half marathon|5k|10k|triathlon|stretching|workout|"
     "workouts"
 )
+# Classes, courses, workshops and lessons are one thing asked about in many words ("what classes am I taking?"
+# is answered by "a pottery workshop", "my Spanish lessons", "a course on Coursera").
+LEARNING = (
+    "class|classes|course|courses|workshop|workshops|lesson|lessons|tutorial|tutorials|seminar|seminars|webinar|"
+    "webinars|bootcamp|masterclass|certification|certificate|training"
+)
 # (the question's class words, the members, whether the person names them as theirs: "my niece")
 CLASSES = (
     (re.compile(r"\b(relatives?|family members?|famil(?:y|ies)|kin)\b", re.I), KIN, True),
     (re.compile(r"\b(pets?)\b", re.I), PETS, True),
     (re.compile(r"\b(exercis(?:e|es|ing)|physical activit(?:y|ies)|fitness|sports?)\b", re.I), EXERCISE, False),
+    (re.compile(r"\b(class(?:es)?|courses?|workshops?|lessons?)\b", re.I), LEARNING, False),
 )
 
 

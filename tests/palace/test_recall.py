@@ -725,3 +725,24 @@ def test_a_task_set_to_the_assistant_is_no_one_speaking_of_themselves(personas: 
     by_pk = {hit.drawer.pk: hit for hit in asked.hits}
     assert by_pk[task.pk].signals["speaker"] == 0 and by_pk[own.pk].signals["speaker"] > 0
     assert asked.hits[0].drawer.pk == own.pk
+
+
+def test_a_question_about_classes_finds_lessons_workshops_and_courses(personas: Personas) -> None:
+    """ "What classes am I taking?" is answered by "my Spanish lessons" and "a pottery workshop" too: one thing
+    asked about in many words."""
+    owner = personas.owner.user
+    turns = {
+        "lessons": "My Spanish lessons on Thursdays are getting harder.",
+        "workshop": "I signed up for a pottery workshop at the community center.",
+        "garden": "My tomatoes finally turned red this week.",
+    }
+    drawers = {}
+    for n, (name, text) in enumerate(turns.items()):
+        drawers[name], _ = mine(
+            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Nice."}], MARCH
+        )
+        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))
+    asked = recall(owner=owner, query="What classes am I taking?", vector=unit((0, 1.0)))
+    found = [hit.drawer.pk for hit in asked.hits]
+    assert set(found[:2]) == {drawers["lessons"].pk, drawers["workshop"].pk}
+    assert drawers["garden"].pk not in found
