@@ -42,9 +42,9 @@ EXERCISE = (
 # Classes, courses, workshops and lessons are one thing asked about in many words ("what classes am I taking?"
 # is answered by "a pottery workshop", "my Spanish lessons", "a course on Coursera").
 LEARNING = (
-    "class|classes|course|courses|workshop|workshops|lesson|lessons|tutorial|tutorials|seminar|seminars|webinar|"
-    "webinars|bootcamp|masterclass|certification|certificate|training"
-)
+    "class|classes|(?<!of )course|courses|workshop|workshops|lesson|lessons|tutorial|tutorials|seminar|seminars|"
+    "webinar|webinars|bootcamp|masterclass|certification|certificate|training"
+)  # not "of course"
 # (the question's class words, the members, whether the person names them as theirs: "my niece")
 CLASSES = (
     (re.compile(r"\b(relatives?|family members?|famil(?:y|ies)|kin)\b", re.I), KIN, True),

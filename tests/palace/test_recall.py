@@ -735,6 +735,7 @@ def test_a_question_about_classes_finds_lessons_workshops_and_courses(personas: 
         "lessons": "My Spanish lessons on Thursdays are getting harder.",
         "workshop": "I signed up for a pottery workshop at the community center.",
         "garden": "My tomatoes finally turned red this week.",
+        "agreed": "Of course, I will water them every morning.",  # "of course" is no course
     }
     drawers = {}
     for n, (name, text) in enumerate(turns.items()):
@@ -745,4 +746,4 @@ def test_a_question_about_classes_finds_lessons_workshops_and_courses(personas: 
     asked = recall(owner=owner, query="What classes am I taking?", vector=unit((0, 1.0)))
     found = [hit.drawer.pk for hit in asked.hits]
     assert set(found[:2]) == {drawers["lessons"].pk, drawers["workshop"].pk}
-    assert drawers["garden"].pk not in found
+    assert drawers["garden"].pk not in found and drawers["agreed"].pk not in found
