@@ -18,7 +18,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -193,6 +193,22 @@ query_vectors = QueryVectors(size=settings.EMBEDDING_QUERY_CACHE_SIZE)
 _query_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="loci-embed")
 
 
+def _awaited(future: Future[Embedded], *, owner_id: int, embedder: Embedder, items: int, what: str) -> Embedded | None:
+    """A background embedding's result (None when it failed), metered after the response is sent (a request)
+    or now (anywhere else): not on recall's path."""
+    try:
+        result: Embedded | None = future.result()
+    except EmbeddingError:
+        logger.warning("embedding %s failed; recall goes on without it", what, exc_info=True)
+        result = None
+    later(
+        functools.partial(
+            _metered, owner_id=owner_id, source=UsageRecord.Source.EMBED, embedder=embedder, items=items, result=result
+        )
+    )
+    return result
+
+
 def embed_query_start(*, owner_id: int, text: str) -> Callable[[], list[float] | None]:
     """Start embedding a query; the function returned waits for its vector (None when the embedder
     failed or the owner is over a paid embedder's budget), meters it and caches it, in the caller's
@@ -207,17 +223,7 @@ def embed_query_start(*, owner_id: int, text: str) -> Callable[[], list[float] |
     future = _query_pool.submit(embedder.embed_query, text)
 
     def collect() -> list[float] | None:
-        try:
-            result: Embedded | None = future.result()
-        except EmbeddingError:
-            logger.warning("embedding a query failed; recall goes on without meaning", exc_info=True)
-            result = None
-        # Metered after the response is sent (a request) or now (anywhere else): not on recall's path.
-        later(
-            functools.partial(
-                _metered, owner_id=owner_id, source=UsageRecord.Source.EMBED, embedder=embedder, items=1, result=result
-            )
-        )
+        result = _awaited(future, owner_id=owner_id, embedder=embedder, items=1, what="a query")
         vectors = result.vectors if result is not None else None
         if not vectors:
             return None
@@ -242,21 +248,7 @@ def embed_queries_start(*, owner_id: int, texts: list[str]) -> Callable[[], list
     future = _query_pool.submit(embedder.embed_documents, missing)
 
     def collect() -> list[list[float]] | None:
-        try:
-            result: Embedded | None = future.result()
-        except EmbeddingError:
-            logger.warning("embedding a question's parts failed; recall goes on without them", exc_info=True)
-            result = None
-        later(
-            functools.partial(
-                _metered,
-                owner_id=owner_id,
-                source=UsageRecord.Source.EMBED,
-                embedder=embedder,
-                items=len(missing),
-                result=result,
-            )
-        )
+        result = _awaited(future, owner_id=owner_id, embedder=embedder, items=len(missing), what="a question's parts")
         if result is None or len(result.vectors) != len(missing):
             return None
         fresh = dict(zip(missing, result.vectors, strict=True))

@@ -31,9 +31,6 @@ from palace.entity_names import (
     ALIASES,
     NOT_ENTITIES,
     TRAILING_POSSESSIVE,
-    VISITED,
-    camel_words,
-    capitalised_runs,
     clean,
     common_word,
     heading_spans,
@@ -47,6 +44,7 @@ from palace.entity_names import (
     subtitle,
     without_imperative,
 )
+from palace.entity_runs import VISITED, camel_words, capitalised_runs
 from palace.entity_titles import title_case, titled_works
 from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
 from palace.gazetteers import BRANDS, gazetteer_mentions, is_dish, known_kind, personal_name

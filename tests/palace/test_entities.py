@@ -8,7 +8,8 @@ from palace.entities import conversation_entities
 from palace.entity_aliases import Entity, drop_derived
 from palace.entity_cues import cue_kind
 from palace.entity_kinds import kind_in_context
-from palace.entity_names import capitalised_runs, clean
+from palace.entity_names import clean
+from palace.entity_runs import capitalised_runs
 from palace.entity_votes import brands_of_products
 from palace.pasted_code import split_code
 

@@ -631,12 +631,7 @@ def test_a_question_about_the_persons_relatives_finds_every_one_they_named(perso
         "trunk": "I restored an antique trunk from my parents' attic.",
         "relates": "How does knowledge modeling relate to my background in data science?",
     }
-    drawers = {}
-    for n, (name, text) in enumerate(turns.items()):
-        drawers[name], _ = mine(
-            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Sounds good."}], MARCH
-        )
-        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))  # all far from the query in meaning
+    drawers = _said_far_from_the_query(owner, turns)
     asked = recall(owner=owner, query="Which relatives have I mentioned, and in what context?", vector=unit((0, 1.0)))
     top = [hit.drawer.pk for hit in asked.hits[:3]]
     assert set(top) == {drawers["niece"].pk, drawers["brother"].pk, drawers["trunk"].pk}
@@ -685,12 +680,7 @@ def test_a_question_about_the_persons_exercise_finds_each_kind_they_named(person
         "run": "I went for a run along the river before breakfast.",
         "tax": "I need to file my taxes before April.",
     }
-    drawers = {}
-    for n, (name, text) in enumerate(turns.items()):
-        drawers[name], _ = mine(
-            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Good."}], MARCH
-        )
-        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))
+    drawers = _said_far_from_the_query(owner, turns)
     asked = recall(owner=owner, query="What kinds of exercise do I do?", vector=unit((0, 1.0)))
     found = [hit.drawer.pk for hit in asked.hits]
     assert set(found[:2]) == {drawers["pilates"].pk, drawers["run"].pk}
@@ -737,13 +727,20 @@ def test_a_question_about_classes_finds_lessons_workshops_and_courses(personas: 
         "garden": "My tomatoes finally turned red this week.",
         "agreed": "Of course, I will water them every morning.",  # "of course" is no course
     }
-    drawers = {}
-    for n, (name, text) in enumerate(turns.items()):
-        drawers[name], _ = mine(
-            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Nice."}], MARCH
-        )
-        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))
+    drawers = _said_far_from_the_query(owner, turns)
     asked = recall(owner=owner, query="What classes am I taking?", vector=unit((0, 1.0)))
     found = [hit.drawer.pk for hit in asked.hits]
     assert set(found[:2]) == {drawers["lessons"].pk, drawers["workshop"].pk}
     assert drawers["garden"].pk not in found and drawers["agreed"].pk not in found
+
+
+def _said_far_from_the_query(owner: Any, turns: dict[str, str]) -> dict[str, Drawer]:
+    """Each text as the user's turn of its own conversation, every one far in meaning from a query along
+    axis 0: what recall finds of them, it finds by their words."""
+    drawers = {}
+    for n, (name, text) in enumerate(turns.items()):
+        drawers[name], _ = mine(
+            owner, f"c{n}", [{"role": "user", "content": text}, {"role": "assistant", "content": "Noted."}], MARCH
+        )
+        set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))
+    return drawers

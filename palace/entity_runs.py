@@ -1,0 +1,131 @@
+"""Names the small model misses in chat text, found by their shape: runs of capitalised words after a
+determiner ("the Kawai ES110", "at Yoga Bliss"), where the user went or shopped ("went to Buy Buy Baby"),
+initials and a surname ("J. Cole"), one word that is used or downloaded ("using Citymapper"), CamelCase words
+and brand words before what a brand sells ("the Duolingo app")."""
+
+from __future__ import annotations
+
+import re
+
+from palace.entity_kinds import EVENT_SUFFIX
+from palace.entity_names import INSTITUTION, NOT_ENTITIES, TRAILING, common_word, word_forms
+from palace.gazetteers import known_kind
+from palace.topics import generic_words
+
+# A capitalised word, a model number ("ES110", "DS-1", "P-45") or an issue number ("#1").
+_CAP_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w\u2019'+&-]*|[A-ZÀ-ÖØ-Þ]*\d[\w-]*|#\d+)"
+# A run of them after a determiner or preposition, so never at a sentence start: names the small model
+# misses in chat ("the Kawai ES110", "a Boss DS-1", "at Yoga Bliss", "the Billy Bookcase").
+CAPITALISED_RUN = re.compile(
+    rf"\b(?:the|a|an|my|at|from|on|with|by|called|named|titled|entitled|into|about|and|or|like|as|including)\s+"
+    rf"({_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,4}})"
+)
+# Where the user went or shopped: a name there may be all common words ("went to Buy Buy Baby", "shopped at
+# Bed Bath & Beyond"), which the common-words rule would otherwise drop.
+VISITED = re.compile(
+    r"\b(?:went|go|going|gone|been|headed|stopped by|shop(?:ped|ping)?\s+at|bought\s+(?:\w+\s+)?(?:at|from)|"
+    r"ordered\s+(?:\w+\s+)?from)\s+(?:to\s+)?(?:the\s+)?$"
+)
+VISITED_RUN = re.compile(rf"(?<=\s)({_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{1,4}})")
+# A chain's name before "by" and its brand: "Courtyard by Marriott Isla Verde Beach Resort", "Hampton Inn by
+# Hilton". Joined only when the run after "by" ends in a venue word, so "the Mona Lisa by Leonardo" stays apart.
+BRANDED_VENUE = re.compile(r"\b(?:the|a|at)\s+([A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*)?\s+by\s+)$")
+VENUE_END = re.compile(r"\b(?:Hotel|Resort|Inn|Suites|Lodge|Hostel|Motel|Spa)$")
+MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-ZÀ-ÖØ-Þ]*-?\d[\w-]*$")
+
+
+def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each run of two or more capitalised words, or a name with a model number,
+    that is not just common words in title case ("the Main Event" when "main" and "event" are written
+    in lower case elsewhere)."""
+    runs = []
+    visits = [m for m in VISITED_RUN.finditer(text) if VISITED.search(text, max(0, m.start() - 50), m.start())]
+    found = [(m, False) for m in CAPITALISED_RUN.finditer(text)] + [(m, True) for m in visits]
+    for match, visited in found:
+        name = TRAILING.sub("", match.group(1)).rstrip("-")
+        start = match.start(1)
+        brand = BRANDED_VENUE.search(text[max(0, start - 60) : start])
+        if brand and VENUE_END.search(name):  # "the Courtyard by Marriott … Resort"
+            name, start = brand.group(1) + name, start - len(brand.group(1))
+        owner = re.match(r"^.*?[\w.]+(?:'s|\u2019s)\s+", name)
+        if owner:  # "NEA's Our Town Program": the name is what the possessive owns
+            owned = name[owner.end() :].split()
+            business = re.search(r"\b(?:a|an)\s+$", text[max(0, start - 4) : start])  # "a Portillo's Hot Dogs"
+            if business or all(w.isalpha() and common_word(w, lower_words) for w in owned):
+                continue  # "a Portillo's Hot Dogs": the owner's name and common words, not another name
+            start += owner.end()
+            name = name[owner.end() :]
+        words = name.split()
+        while words and words[-1] == "I":  # "from Google I met …": the pronoun after a name
+            words.pop()
+        name = " ".join(words)
+        if not words:
+            continue
+        if words[0] == "The" and len(words) > 1:  # "games like The Witcher 3": a title keeps its article
+            pass
+        elif words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
+            continue
+        has_model = any(MODEL_NUMBER.match(w) for w in words[1:]) or bool(MODEL_NUMBER.match(words[0]))
+        if has_model and all(w.isdigit() or common_word(w, lower_words) for w in words):
+            has_model = False  # "Remove Item 6", "Chapter 2": a label and its number, not a model
+        # "TechX", "YogaGlo"; not "RnD", an abbreviation with one lower-case letter
+        camel = (
+            len(words) == 1
+            and re.search(r"[a-zß-öø-ÿ][A-ZÀ-ÖØ-Þ]", words[0]) is not None
+            and re.search(r"[a-zß-öø-ÿ]{2}", words[0])
+        )
+        compound = len(words) == 1 and HYPHENATED_NAME.match(words[0]) is not None  # "a Spider-Man poster"
+        if len(words) < 2 and not (has_model or camel or compound):
+            continue
+        alpha = word_forms(words)
+        # Common words, unless three or more end on a place, venue or event word ("the Red Rock State Park").
+        institution = len(alpha) >= 3 and (INSTITUTION.search(name) or EVENT_SUFFIX.search(name))
+        if not (has_model or compound or visited or institution) and (
+            not alpha or all(common_word(w, lower_words) for w in alpha)
+        ):
+            continue
+        runs.append((start, start + len(name), name))
+    for match in INITIALLED_RUN.finditer(text):  # "Kendrick Lamar and J. Cole": the small model misses initials
+        if not common_word(match.group(1).split()[-1].rstrip("."), lower_words):
+            runs.append((match.start(1), match.end(1), match.group(1)))
+    for match in [*USED_NAME.finditer(text), *SMALL_I_NAME.finditer(text)]:  # "using Citymapper", "iBird Pro"
+        word = match.group(1).split()[0]
+        common = common_word(word, lower_words) or (word.lower() in generic_words() and not known_kind(word))
+        if not (common or word.lower() in NOT_ENTITIES):
+            runs.append((match.start(1), match.end(1), match.group(1)))
+    return runs
+
+
+# Initials and a surname mid-sentence: "J. Cole", "J.K. Rowling" (not "U.S. Army", whose last word is common).
+INITIALLED_RUN = re.compile(r"(?<=[a-z,;] )((?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,})(?![\w'-])")
+# One capitalised word that is used, downloaded or switched to: an app, a service or a language ("I've been
+# using Citymapper", "using Python for it"), which the small model often leaves out when it is one word.
+USED_NAME = re.compile(
+    r"\b(?:using|use|used|uses|downloaded|installed|switched to|signed up for|subscribed to)\s+"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*)(?![\w'\u2019-])(?!\s+[A-ZÀ-ÖØ-Þ0-9])"
+)
+# A product named with a small "i" or "e" first: "iBird Pro", "eReader" (iPhone and eBay are known brands).
+SMALL_I_NAME = re.compile(
+    r"(?<![\w-])([ie][A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,}(?:\s(?:Pro|Plus|Max|Mini|Air|Lite|\d+))?)(?![\w-])"
+)
+
+
+# One word of capitalised parts joined by a hyphen: "Spider-Man", "Coca-Cola" (not "Tteokbokki-inspired").
+HYPHENATED_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)+$")
+# A CamelCase word mid-sentence, whatever precedes it: "check out TrailLink", "I use YogaGlo".
+CAMEL_WORD = re.compile(r"(?<=[a-z,;:] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+[A-ZÀ-ÖØ-Þ][A-Za-z]*[a-zß-öø-ÿ](?![\w-])")
+
+
+# One capitalised word mid-sentence before what a brand sells: "coupons for Olay skin care products", "a
+# Patagonia store", "the Duolingo app".
+BRAND_WORD = re.compile(
+    r"(?<=[a-z,] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ][\w&'-]*"
+    r"(?=(?:\s+[a-z-]+){0,2}\s+(?:products|brand|stores?|app|website|coupons?|"
+    r"gift cards?|subscription|membership|outlet|catalog(?:ue)?)\b)"
+)
+
+
+def camel_words(text: str) -> list[tuple[int, int, str]]:
+    """CamelCase words mid-sentence and single brand words before what the brand sells."""
+    words = [*CAMEL_WORD.finditer(text), *BRAND_WORD.finditer(text)]
+    return [(m.start(), m.end(), m.group(0)) for m in words]
