@@ -217,6 +217,10 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
         spans.append((start, ent.end_char, text_of_doc[start : ent.end_char], ent.label_))
     grown = []
     for start, end, _, label in spans:
+        if start and text_of_doc[start - 1] == "#":
+            continue  # "#FitnessJourney": a hashtag, not a name
+        if "\n" in text_of_doc[start:end]:
+            continue  # "Labour Shortages\n3", "Hawthorn Berry\nLongjack": lines of a list, not one name
         if label in _JOINABLE or label == "PRODUCT":
             end = name_end(text_of_doc, end)
         elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
@@ -244,7 +248,7 @@ def _grown_left(text: str, start: int) -> int:
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
 # number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.").
 NAME_TAIL = re.compile(
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-zß-öø-ÿ]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )

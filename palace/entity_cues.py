@@ -22,7 +22,9 @@ PERSON_NOUNS = (
 )
 ORG_NOUNS = (
     r"(?:company|brand|startup|retailer|chain|restaurant|caf[eé]|bakery|shop|store|app|platform|website|service|"
-    r"organi[sz]ation|non-?profit|charity|band|label|publisher|studio|venue|team|club|school|university|museum)"
+    r"organi[sz]ation|non-?profit|charity|band|label|publisher|studio|venue|team|club|school|university|museum|"
+    r"insurer|bank|airline|carrier|manufacturer|maker|firm|agency|magazine|newspaper|publication|news outlet|"
+    r"marketplace|supermarket|pharmacy)"
 )
 PLACE_NOUNS = (
     r"(?:city|cities|town|village|neighbou?rhood|district|island|region|country|countries|state|province|county|"
@@ -140,6 +142,15 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "place",
     ),
+    # "the big win against the Jets", "a game versus the Lakers": a team played
+    (
+        re.compile(
+            r"\b(?:win|won|wins|victory|loss|lost|game|games|match|matchup|rivalry|beat|beating|defeated)\s+"
+            r"(?:against|over|vs\.?|versus|to)\s+the\s+$",
+            re.I,
+        ),
+        "organisation",
+    ),
     # "donating old clothes to Goodwill": given to a charity or a shop that takes them
     (re.compile(r"\bdonat(?:e|ed|es|ing)\s+(?:[\w'-]+\s+){0,6}?to\s+(?:the\s+)?$", re.I), "organisation"),
     (WORK_CUE, "work"),
@@ -163,7 +174,12 @@ PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
 
-def cue_kind(before: str, after: str) -> str | None:
+# A team's game: "that Vikings game", "the Lakers game" (one plural word; "the Halo game" is a video game).
+TEAM_GAME = re.compile(r"^\s+game\b")
+TEAM_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+s$")
+
+
+def cue_kind(before: str, after: str, name: str = "") -> str | None:
     """The kind the words around one mention say, or None: "(1532-1625)", "and I", "a journalist named X",
     "X, a UK-based YouTuber" -> person; "X by Author", "the X sculpture" -> work; "the X period" -> topic;
     "X, a café" -> organisation. Read in every turn of a conversation, the assistant's included: it names
@@ -173,6 +189,8 @@ def cue_kind(before: str, after: str) -> str | None:
         return None  # "Cafe Puerto Rico": the words around belong to another name
     if BAND_PLURAL_AFTER.match(after):
         return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
+    if TEAM_NAME.match(name) and TEAM_GAME.match(after):
+        return "organisation"
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind

@@ -194,7 +194,7 @@ def branded(name: str) -> bool:
 
 
 # A name with initials before the surname: "J. Cole", "J.R.R. Tolkien", "N. K. Jemisin" — a person.
-INITIALLED = re.compile(r"^(?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?$")
+INITIALLED = re.compile(r"^(?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[- ][A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?$")
 # A result or a condition named after someone: "Fermat's Last Theorem", "Occam's Razor", "Murphy's Law".
 EPONYM_TAIL = (
     r"(?:'s|\u2019s)\s(?:[A-ZÀ-ÖØ-Þ][a-z]+\s){0,2}(?:Theorem|Laws?|Principle|Paradox|Conjecture|Hypothesis|Lemma|"

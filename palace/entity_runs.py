@@ -88,7 +88,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     for match in INITIALLED_RUN.finditer(text):  # "Kendrick Lamar and J. Cole": the small model misses initials
         if not common_word(match.group(1).split()[-1].rstrip("."), lower_words):
             runs.append((match.start(1), match.end(1), match.group(1)))
-    for match in [*USED_NAME.finditer(text), *SMALL_I_NAME.finditer(text)]:  # "using Citymapper", "iBird Pro"
+    # "using Citymapper", "iBird Pro", "a trip to Yosemite"
+    for match in [*USED_NAME.finditer(text), *SMALL_I_NAME.finditer(text), *TRIP_NAME.finditer(text)]:
         word = match.group(1).split()[0]
         common = common_word(word, lower_words) or (word.lower() in generic_words() and not known_kind(word))
         if not (common or word.lower() in NOT_ENTITIES):
@@ -96,13 +97,22 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     return runs
 
 
-# Initials and a surname mid-sentence: "J. Cole", "J.K. Rowling" (not "U.S. Army", whose last word is common).
-INITIALLED_RUN = re.compile(r"(?<=[a-z,;] )((?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,})(?![\w'-])")
+# Initials and a surname mid-sentence: "J. Cole", "J.K. Rowling", "F. Scott Fitzgerald's" (not "U.S. Army",
+# whose last word is common).
+INITIALLED_RUN = re.compile(
+    r"(?<=[a-z,;] )((?:[A-ZÀ-ÖØ-Þ]\.\s?){1,3}[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,}(?:\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,})?)"
+    r"(?=['\u2019]s\b|(?![\w'\u2019-]))"
+)
 # One capitalised word that is used, downloaded or switched to: an app, a service or a language ("I've been
 # using Citymapper", "using Python for it"), which the small model often leaves out when it is one word.
 USED_NAME = re.compile(
     r"\b(?:using|use|used|uses|downloaded|installed|switched to|signed up for|subscribed to)\s+"
     r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*)(?![\w'\u2019-])(?!\s+[A-ZÀ-ÖØ-Þ0-9])"
+)
+# One capitalised word where a trip went: "a weekend trip to Yosemite", "our honeymoon in Maui".
+TRIP_NAME = re.compile(
+    r"\b(?:trip|trips|vacation|getaway|honeymoon|holiday|weekend|backpacking|hike|hiking|camping)\s+(?:to|in|at)\s+"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?![\w'\u2019-])(?!\s+[A-ZÀ-ÖØ-Þ0-9])"
 )
 # A product named with a small "i" or "e" first: "iBird Pro", "eReader" (iPhone and eBay are known brands).
 SMALL_I_NAME = re.compile(

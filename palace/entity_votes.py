@@ -45,7 +45,8 @@ def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
         for n, match in enumerate(pattern.finditer(whole)):
             if n == CUE_MENTIONS:
                 break
-            kind = cue_kind(whole[max(0, match.start() - 60) : match.start()], whole[match.end() : match.end() + 60])
+            before, after = whole[max(0, match.start() - 60) : match.start()], whole[match.end() : match.end() + 60]
+            kind = cue_kind(before, after, match.group(0))
             if kind is not None:
                 votes[kind] += 1
         if votes:

@@ -174,6 +174,11 @@ BRANDS_NEED_CAPITAL = frozenset(
 )
 
 
+PART_OF_LONGER_NAME = re.compile(
+    r"[ \t]+(?!(?:And|Or|The|To|For|Of|In|On|At|By|With|From|Is|Are|Was|But)\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]"
+)
+
+
 def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:
     """(name, kind) of what the lists find in a user's turn outside the `taken` ranges (NER's mentions,
     headings): brands in any case ("on craigslist"), lower-case countries and cities ("moving to nepal"),
@@ -182,6 +187,8 @@ def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[st
     free = lambda at: not any(a <= at < b for a, b in taken)  # noqa: E731
     for match in BRAND.finditer(text):
         raw = match.group(1)
+        if PART_OF_LONGER_NAME.match(text, match.end()):
+            continue  # "the Target Audience", "Coach Carter": a brand's word in another name
         if free(match.start()) and not (raw.lower() in BRANDS_NEED_CAPITAL and not raw[0].isupper()):
             found.append((BRAND_FORMS.get(raw.lower(), raw if not raw.islower() else raw.capitalize()), "organisation"))
     for match in PLACE.finditer(text):  # NER needs the capital, a person may not type it
@@ -203,8 +210,11 @@ DISH_WORDS = frozenset(
     carbonara bolognese marinara pesto primavera parmigiana scampi teriyaki tea teas coffee espresso cappuccino
     macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
     cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta spritz spritzer crostini sangria mojito
-    martini negroni mimosa tapenade canapes ceviche paella empanadas gratin souffle tartare focaccia galette""".split()
+    martini negroni mimosa tapenade canapes ceviche paella empanadas gratin souffle tartare focaccia galette
+    fizz punch mule margarita daiquiri colada julep toddy""".split()
 )
+# Words that start a dish's name only: "Pad Thai", "Pad Krapow" (Thai stir-fries), "Banh Mi".
+DISH_FIRST_WORDS = frozenset(("pad", "banh"))
 
 
 def is_dish(name: str) -> bool:
@@ -213,4 +223,5 @@ def is_dish(name: str) -> bool:
     words = name.lower().split()
     if words and words[-1].endswith("asana") and len(words[-1]) > 6:  # Sanskrit pose names: "Trikonasana"
         return True
-    return len(words) > 1 and (words[0] in DISH_WORDS or words[-1] in DISH_WORDS) and name.lower() not in BRANDS
+    dish = words[0] in DISH_WORDS or words[0] in DISH_FIRST_WORDS or words[-1] in DISH_WORDS
+    return len(words) > 1 and dish and name.lower() not in BRANDS

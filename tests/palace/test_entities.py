@@ -704,3 +704,45 @@ def test_a_date_a_postscript_a_shouted_word_and_a_gift_exchange_are_no_names() -
     assert _kinds([("user", "Write the P.S and the next email, about the office Secret Santa.")]) == {}
     found = _kinds([("user", "Dispel the most common and UNCOMMON myths. I work with UNESCO and NASA.")])
     assert "UNCOMMON" not in found and found.get("UNESCO") == "organisation" and found.get("NASA") == "organisation"
+
+
+def test_hashtags_list_lines_and_a_brand_word_inside_another_name_are_no_wings() -> None:
+    found = _kinds([("user", "I tag my runs with #MorningMiles and #TrailLife. Does that help my reach on Instagram?")])
+    assert found == {"Instagram": "organisation"}
+    found = _kinds(
+        [("user", "Top reasons for the rent rise:\n\n1. Interest Rates\n2. Housing Supply\n3. Zoning rules.")]
+    )
+    assert not any(name.startswith(("Housing", "Interest")) for name in found)
+    text = "I'll call them the Target Group below. The target group is retirees. Then shopping at Target."
+    found = _kinds([("user", text)])
+    assert found == {"Target": "organisation"}  # the shop, not the "Target Group" heading word
+    assert _kinds([("user", "I'll call them the Target Group below. The target group is retirees.")]) == {}
+    found = _kinds([("user", "I keep both on Linkedin And Instagram.")])
+    assert {name.lower(): kind for name, kind in found.items()}.get("linkedin") == "organisation"
+
+
+def test_initials_and_two_names_a_trip_destination_and_teams_played() -> None:
+    found = _kinds([("user", "I just bought a signed copy of E. Annie Proulx's novel for my shelf.")])
+    assert found.get("E. Annie Proulx") == "person"
+    found = _kinds([("user", "We got back from a camping trip to Zion with the kids on Sunday.")])
+    assert found.get("Zion") == "place"
+    turns = [
+        ("user", "Did you see the Bears game on Sunday? The Bears game had me yelling."),
+        ("assistant", "That Bears game was tense!"),
+    ]
+    assert _kinds(turns).get("Bears") == "organisation"  # a team's game, not a video game
+    assert (
+        _kinds([("user", "We watched with Dad, and the win against the Bears felt great.")])["Bears"] == "organisation"
+    )
+    story = [("user", "Write the ending where Tilly celebrates her victory over Grimshaw, who had tricked her.")]
+    assert _kinds(story).get("Grimshaw") != "organisation"  # a victory over someone in a story is no team
+
+
+def test_an_insurer_is_an_organisation_and_mixed_drinks_or_thai_dishes_are_no_wings() -> None:
+    turns = [
+        ("user", "I'm comparing Chubb and Beazley for my guitar collection."),
+        ("assistant", "Beazley is a specialist insurer, and Chubb is a large insurer."),
+    ]
+    assert _kinds(turns).get("Beazley") == "organisation"
+    found = _kinds([("user", "For the party I'll make a Cucumber Basil Fizz and order Pad See Ew from Uber Eats.")])
+    assert "Cucumber Basil Fizz" not in found and "Pad See Ew" not in found
