@@ -35,6 +35,11 @@ PRODUCT_NOUNS = (
     r"(?:devices|gadgets|products|thermostats|speakers|headphones|earbuds|laptops|phones|smartphones|tablets|"
     r"cameras|bulbs|sneakers|shoes|boots|cars|watches|appliances|software|programs|websites|sites|tools)"
 )
+# What a maker makes, named after its brand: "a Weber gas grill", "my Osprey backpack".
+MADE_THINGS = (
+    r"(?:grill|laptop|headphones|earbuds|tripod|backpack|sneakers|boots|jacket|kayak|blender|vacuum|mattress|"
+    r"stroller|thermostat)"
+)
 WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
     r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack|"
@@ -71,6 +76,8 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "person",
     ),
+    # "my Osprey hiking backpack", "a Manfrotto tripod": a maker before what it makes
+    (re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b"), "organisation"),
     # "the Goodwill store", "Macy's website": the shop's, the app's — a business
     (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"

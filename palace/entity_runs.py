@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from palace.entity_cues import MADE_THINGS
 from palace.entity_kinds import EVENT_SUFFIX
 from palace.entity_names import INSTITUTION, NOT_ENTITIES, TRAILING, common_word, word_forms
 from palace.gazetteers import known_kind
@@ -131,7 +132,7 @@ CAMEL_WORD = re.compile(r"(?<=[a-z,;:] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+[A-ZÀ-Ö
 BRAND_WORD = re.compile(
     r"(?<=[a-z,] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ][\w&'-]*"
     r"(?=(?:\s+[a-z-]+){0,2}\s+(?:products|brand|stores?|app|website|coupons?|"
-    r"gift cards?|subscription|membership|outlet|catalog(?:ue)?)\b)"
+    r"gift cards?|subscription|membership|outlet|catalog(?:ue)?|" + MADE_THINGS + r")\b)"
 )
 
 

@@ -746,3 +746,13 @@ def test_an_insurer_is_an_organisation_and_mixed_drinks_or_thai_dishes_are_no_wi
     assert _kinds(turns).get("Beazley") == "organisation"
     found = _kinds([("user", "For the party I'll make a Cucumber Basil Fizz and order Pad See Ew from Uber Eats.")])
     assert "Cucumber Basil Fizz" not in found and "Pad See Ew" not in found
+
+
+def test_one_brand_word_before_what_it_makes_is_found() -> None:
+    found = _kinds([("user", "I've been loving my new Weber gas grill for quick dinners.")])
+    assert found == {"Weber": "organisation"}  # the small model misses it
+    found = _kinds(
+        [("user", "My old Osprey hiking backpack tore, so I ordered a Manfrotto tripod. Rachel's bag is fine.")]
+    )
+    assert found.get("Osprey") == "organisation" and found.get("Manfrotto") == "organisation"  # not people
+    assert found.get("Rachel") == "person"
