@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE
+from palace.gazetteers import place_name
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
 # Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
@@ -37,8 +38,8 @@ PRODUCT_NOUNS = (
 )
 # What a maker makes, named after its brand: "a Weber gas grill", "my Osprey backpack".
 MADE_THINGS = (
-    r"(?:grill|laptop|headphones|earbuds|tripod|backpack|sneakers|boots|jacket|kayak|blender|vacuum|mattress|"
-    r"stroller|thermostat)"
+    r"(?:grill|laptop|headphones|earbuds|tripod|backpack|sneakers|boots|shoes|loafers|sandals|jeans|jacket|kayak|"
+    r"blender|vacuum|mattress|stroller|thermostat)"
 )
 WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
@@ -76,8 +77,6 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "person",
     ),
-    # "my Osprey hiking backpack", "a Manfrotto tripod": a maker before what it makes
-    (re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b"), "organisation"),
     # "the Goodwill store", "Macy's website": the shop's, the app's — a business
     (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
@@ -158,6 +157,7 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "organisation",
     ),
+    (re.compile(r"\b" + MADE_THINGS + r"\s+from\s+$", re.I), "organisation"),  # "new boots from Clarks"
     # "donating old clothes to Goodwill": given to a charity or a shop that takes them
     (re.compile(r"\bdonat(?:e|ed|es|ing)\s+(?:[\w'-]+\s+){0,6}?to\s+(?:the\s+)?$", re.I), "organisation"),
     (WORK_CUE, "work"),
@@ -181,6 +181,7 @@ PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
 
+MADE_AFTER = re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b")
 # A team's game: "that Vikings game", "the Lakers game" (one plural word; "the Halo game" is a video game).
 TEAM_GAME = re.compile(r"^\s+game\b")
 TEAM_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+s$")
@@ -198,6 +199,8 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
         return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
     if TEAM_NAME.match(name) and TEAM_GAME.match(after):
         return "organisation"
+    if MADE_AFTER.match(after) and not place_name(name):
+        return "organisation"  # "my Osprey hiking backpack": a maker before what it makes ("Hawaii sandals" no)
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind

@@ -756,3 +756,16 @@ def test_one_brand_word_before_what_it_makes_is_found() -> None:
     )
     assert found.get("Osprey") == "organisation" and found.get("Manfrotto") == "organisation"  # not people
     assert found.get("Rachel") == "person"
+
+
+def test_a_shop_things_come_from_is_an_organisation_and_a_place_before_a_thing_stays_a_place() -> None:
+    turns = [
+        ("user", "I got a new pair of loafers from Ecco last week."),
+        ("assistant", "Congrats on the loafers from Ecco!"),
+    ]
+    assert _kinds(turns).get("Ecco") == "organisation"
+    turns = [
+        ("user", "I bought my sandals on a trip to Hawaii in 2019."),
+        ("assistant", "Hawaii sandals are great; a cobbler can fix your Hawaii sandals."),
+    ]
+    assert _kinds(turns).get("Hawaii") == "place"
