@@ -44,7 +44,7 @@ from palace.entity_names import (
     subtitle,
     without_imperative,
 )
-from palace.entity_runs import VISITED, camel_words, capitalised_runs
+from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
 from palace.entity_titles import title_case, titled_works
 from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
 from palace.gazetteers import BRANDS, gazetteer_mentions, is_dish, known_kind, personal_name
@@ -145,6 +145,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                     found.append((ALIASES[name.lower()], "place"))
                     continue
                 kind = given_name_kind(name, kind_in_context(name, label, before, quoted, after), lower_words)
+                if kind is not None and " " not in name and KIN_BEFORE.search(text, max(0, start - 40), start):
+                    kind = "person"  # "twin boys, Milo and Theo": whatever the small model read
                 if kind is not None and ADMINISTRATIVE.match(text_of.removeprefix("the ")):
                     kind = "place"  # "the State of New South Wales"
                 article = before.endswith(("The ", "the ")) or text_of.startswith("The ")
@@ -162,6 +164,9 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             kind = given_name_kind(name, kind, lower_words)
             # A place the user went to may be named in any words ("went to Buy Buy Baby").
             label = "FAC" if VISITED.search(text, max(0, start - 50), start) else "ORG"
+            if KIN_BEFORE.search(text, max(0, start - 40), start):
+                label = "PERSON"  # "her baby girl Ava"
+                kind = "person"
             if kind is not None and is_plausible(name, label, lower_words):
                 found.append((name, kind))
                 covered.append((start, end))

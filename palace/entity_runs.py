@@ -10,7 +10,7 @@ import re
 from palace.entity_cues import MADE_THINGS
 from palace.entity_kinds import EVENT_SUFFIX
 from palace.entity_names import INSTITUTION, NOT_ENTITIES, TRAILING, common_word, word_forms
-from palace.gazetteers import known_kind
+from palace.gazetteers import GIVEN_NAMES, known_kind
 from palace.topics import generic_words
 
 # A capitalised word, a model number ("ES110", "DS-1", "P-45") or an issue number ("#1").
@@ -89,6 +89,15 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
     for match in INITIALLED_RUN.finditer(text):  # "Kendrick Lamar and J. Cole": the small model misses initials
         if not common_word(match.group(1).split()[-1].rstrip("."), lower_words):
             runs.append((match.start(1), match.end(1), match.group(1)))
+    for match in KIN_NAMED.finditer(text):  # "her twin girls, Emily and Sophia", "her baby girl Ava"
+        for group in (1, 2):
+            word = match.group(group)
+            if (
+                word
+                and (word in GIVEN_NAMES or not common_word(word, lower_words))
+                and word.lower() not in NOT_ENTITIES
+            ):
+                runs.append((match.start(group), match.end(group), word))
     # "using Citymapper", "iBird Pro", "a trip to Yosemite"
     for match in [*USED_NAME.finditer(text), *SMALL_I_NAME.finditer(text), *TRIP_NAME.finditer(text)]:
         word = match.group(1).split()[0]
@@ -110,6 +119,17 @@ USED_NAME = re.compile(
     r"\b(?:using|use|used|uses|downloaded|installed|switched to|signed up for|subscribed to)\s+"
     r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*)(?![\w'\u2019-])(?!\s+[A-ZÀ-ÖØ-Þ0-9])"
 )
+# Names after the word for who they are, to anyone: "her twin girls, Emily and Sophia", "baby Ava", "our
+# neighbour Tom" (the user's own "my sister Rachel" is read as a relation too).
+KIN_WORDS = (
+    r"(?:girls?|boys?|baby|babies|twins?|daughters?|sons?|kids|children|niece|nephew|cousin|friend|colleague|"
+    r"co-?worker|neighbou?r|sister|brother|wife|husband|partner|boyfriend|girlfriend|mom|dad|aunt|uncle|grandma|"
+    r"grandpa|granddaughter|grandson|puppy|kitten)"
+)
+KIN_NAMED = re.compile(
+    r"\b" + KIN_WORDS + r",?\s+([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:,?\s+and\s+([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?(?![\w'\u2019-])"
+)
+KIN_BEFORE = re.compile(r"\b" + KIN_WORDS + r",?\s+(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+,?\s+and\s+)?$")
 # One capitalised word where a trip went: "a weekend trip to Yosemite", "our honeymoon in Maui".
 TRIP_NAME = re.compile(
     r"\b(?:trip|trips|vacation|getaway|honeymoon|holiday|weekend|backpacking|hike|hiking|camping)\s+(?:to|in|at)\s+"

@@ -769,3 +769,11 @@ def test_a_shop_things_come_from_is_an_organisation_and_a_place_before_a_thing_s
         ("assistant", "Hawaii sandals are great; a cobbler can fix your Hawaii sandals."),
     ]
     assert _kinds(turns).get("Hawaii") == "place"
+
+
+def test_names_after_the_word_for_who_they_are_are_people() -> None:
+    text = "My coworker Dana just had twin boys, Milo and Theo, and her baby girl Ava turned one."
+    found = _kinds([("user", text)])
+    assert {name: found.get(name) for name in ("Milo", "Theo", "Ava")} == dict.fromkeys(
+        ("Milo", "Theo", "Ava"), "person"
+    )
