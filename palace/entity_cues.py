@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE
-from palace.gazetteers import place_name
+from palace.gazetteers import personal_name, place_name
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
 # Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
@@ -181,6 +181,7 @@ PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
 
+METHOD_AFTER = re.compile(r"^\s+(?:method|technique|principle|matrix)\b")
 MADE_AFTER = re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b")
 # A team's game: "that Vikings game", "the Lakers game" (one plural word; "the Halo game" is a video game).
 TEAM_GAME = re.compile(r"^\s+game\b")
@@ -199,6 +200,8 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
         return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
     if TEAM_NAME.match(name) and TEAM_GAME.match(after):
         return "organisation"
+    if METHOD_AFTER.match(after) and not personal_name(name):
+        return "topic"  # "the MoSCoW method" (not "the Marie Kondo method": she is still a person)
     if MADE_AFTER.match(after) and not place_name(name):
         return "organisation"  # "my Osprey hiking backpack": a maker before what it makes ("Hawaii sandals" no)
     for pattern, kind in CUE_AFTER:

@@ -201,10 +201,12 @@ EPONYM_TAIL = (
     r"Equation|Constant|Razor|Wager|Syndrome|Disease|Effect|Rule|Theory)"
 )
 # A war of history or a way of doing things, which a person files as a subject: "World War II", "the Cold War",
-# "the Pomodoro Technique", "the Montessori Method", "the Mediterranean Diet" (not a novel's "The Poppy War").
+# "the Pomodoro Technique", "the Montessori Method", "the Mediterranean Diet", "the Eisenhower Matrix" (not a
+# novel's "The Poppy War", nor the film "The Matrix").
 SUBJECT_SUFFIX = re.compile(
     r"\b(?:(?:World|Civil|Cold|Vietnam|Korean|Gulf|Iraq|Crimean|Boer|Trojan|Napoleonic|Punic|Peloponnesian|"
-    r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?|Method|Technique|Diet)$"
+    r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?|Method|Technique|Diet|"
+    r"(?<!The )Matrix)$"
 )
 EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
 

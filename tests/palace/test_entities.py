@@ -777,3 +777,13 @@ def test_names_after_the_word_for_who_they_are_are_people() -> None:
     assert {name: found.get(name) for name in ("Milo", "Theo", "Ava")} == dict.fromkeys(
         ("Milo", "Theo", "Ava"), "person"
     )
+
+
+def test_a_named_method_or_matrix_is_a_topic_and_the_person_behind_one_stays_a_person() -> None:
+    turns = [
+        ("user", "I'm trying the MoSCoW method for my backlog and the Eisenhower Matrix for my day."),
+        ("assistant", "The MoSCoW method sorts tasks; the Pareto principle helps too."),
+        ("user", "I also like the Marie Kondo method for my closet."),
+    ]
+    found = _kinds(turns)
+    assert found.get("MoSCoW") == "topic" and found.get("Marie Kondo") == "person"
