@@ -181,7 +181,9 @@ PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
 
+# A way of doing things named after its maker or its letters: "the MoSCoW method", "the Feynman technique".
 METHOD_AFTER = re.compile(r"^\s+(?:method|technique|principle|matrix)\b")
+# A brand before what it makes: "a Weber gas grill", "my Osprey hiking backpack".
 MADE_AFTER = re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b")
 # A team's game: "that Vikings game", "the Lakers game" (one plural word; "the Halo game" is a video game).
 TEAM_GAME = re.compile(r"^\s+game\b")

@@ -174,6 +174,8 @@ BRANDS_NEED_CAPITAL = frozenset(
 )
 
 
+# A capitalised word (not a small word written in title case) right after a brand's: the brand's word is part
+# of another name ("the Target Audience", "Coach Carter"; "Linkedin And Instagram" are two brands).
 PART_OF_LONGER_NAME = re.compile(
     r"[ \t]+(?!(?:And|Or|The|To|For|Of|In|On|At|By|With|From|Is|Are|Was|But)\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]"
 )
