@@ -344,7 +344,11 @@ def recall(
         signals = {
             "semantic": round(max(0.0, 1.0 - float(distance)), 6) if distance is not None else 0.0,
             "keyword": round(keywords.coverage(cues.words_matched(row, said_member, class_lexemes), lexeme_weights), 6),
-            "temporal": round(when.fit(row["occurred_at"]), 6) if when is not None else 0.0,
+            "temporal": (
+                round(temporal.fit_of(when, row["occurred_at"], row["content"], tz.key, own=row["role"] == "user"), 6)
+                if when is not None
+                else 0.0
+            ),
             "preference": round(1.0 if row["stated_preference"] else recurring.get(pk, 0.0), 6),
             "pinned": 1.0 if row["pinned"] else 0.0,
         }

@@ -215,3 +215,32 @@ def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWi
     if (match := _RECENCY.search(text)) and not _SPANNING.search(text):
         return Recency(now, match.group(1).lower())
     return None
+
+
+SAID_SCAN = 2000  # characters of a turn read for the date it speaks of
+# Words without which a text names no date parse() reads: a substring test (C speed) spares the patterns.
+_DATE_WORDS = (
+    "yesterday", "today", "tonight", "night", " ago", "last ", "past ", "previous ", "week", "month", "year",
+    *_MONTHS, *_DAYS,
+)  # fmt: skip
+
+
+def fit_of(
+    when: TimeWindow | Recency, moment: datetime, text: str, timezone_name: str = "UTC", *, own: bool = True
+) -> float:
+    """How well a drawer said at `moment` fits the time a query is about: by when it was said, or, for a window
+    and the person's `own` turn, by the date the turn itself speaks of, read against when it was said ("I
+    ordered the paints online last month", said on August 15, is about July), the better of the two. That date
+    counts only when it is about as narrow as the query's window: "this year" says nothing of "last month"."""
+    fit = when.fit(moment)
+    if not own or not isinstance(when, TimeWindow) or fit == 1.0:
+        return fit
+    lowered = text[:SAID_SCAN].lower()
+    if not any(word in lowered for word in _DATE_WORDS) and not re.search(r"\d", lowered):
+        return fit
+    said = parse(lowered, moment, timezone_name)
+    if not isinstance(said, TimeWindow):
+        return fit
+    if said.end - said.start > max(when.end - when.start, timedelta(days=1)) * 1.5:
+        return fit
+    return max(fit, when.fit(said.start + (said.end - said.start) / 2))

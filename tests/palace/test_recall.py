@@ -114,6 +114,30 @@ def test_last_saturday_is_read_in_the_owners_timezone(personas: Personas, zone: 
     assert result.hits[0].signals["temporal"] == 1.0 and result.hits[1].signals["temporal"] < 1.0
 
 
+def test_a_turn_is_also_placed_by_the_date_it_speaks_of(personas: Personas) -> None:
+    owner = personas.owner.user
+    said_on = datetime(2023, 8, 15, 12, tzinfo=UTC)  # every turn said the same day, in August
+    texts = {
+        "july": "I ordered a set of acrylic paints online last month.",
+        "undated": "I ordered a set of acrylic paints online.",
+        "broad": "I ordered a set of acrylic paints online this year.",
+    }
+    drawers = {key: mine(owner, key, [{"role": "user", "content": text}], said_on)[0] for key, text in texts.items()}
+    for drawer in drawers.values():
+        set_vector(drawer, unit((0, 1.0)))
+    result = recall(
+        owner=owner,
+        query="what did I order online in July?",
+        reference_time=datetime(2023, 8, 20, tzinfo=UTC),
+        vector=unit((0, 1.0)),
+    )
+    temporal_of = {hit.drawer.pk: hit.signals["temporal"] for hit in result.hits}
+    assert temporal_of[drawers["july"].pk] == 1.0  # "last month", said in August, is July
+    assert temporal_of[drawers["undated"].pk] < 1.0
+    assert temporal_of[drawers["broad"].pk] == temporal_of[drawers["undated"].pk]  # a year says nothing of July
+    assert result.hits[0].drawer.pk == drawers["july"].pk
+
+
 def test_a_time_neutral_query_gets_no_temporal_effect(personas: Personas) -> None:
     owner = personas.owner.user
     for days in (1, 300):
