@@ -28,6 +28,8 @@ PYTHON = sys.executable
 BIN = Path(PYTHON).parent
 _PR_SET_PDEATHSIG = 1
 _SHUTDOWN_GRACE_SECONDS = 20
+_SETTLE_SECONDS = 12  # after Ctrl-C, for the children to stop by themselves (gunicorn's graceful timeout is 10)
+_SETTLE_FIRST_SECONDS = 2  # ... unless none of them has stopped by then
 
 
 def _die_with_parent() -> None:
@@ -62,7 +64,11 @@ class _Stop(Exception):
     pass
 
 
+_received: list[int] = []
+
+
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
     raise _Stop(signal.Signals(signum).name)
 
 
@@ -70,7 +76,17 @@ def _manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([PYTHON, str(BASE_DIR / "manage.py"), *args], env=env, check=True, cwd=BASE_DIR)
 
 
-def _terminate(processes: dict[str, subprocess.Popen[bytes]]) -> None:
+def _terminate(processes: dict[str, subprocess.Popen[bytes]], settle: float = 0.0) -> None:
+    """Stop the children: SIGTERM, then SIGKILL after the grace. With `settle`, first wait that long for
+    them to stop on their own: Ctrl-C in a terminal reaches every process of the foreground group, and a
+    SIGTERM landing in the middle of a child's own shutdown stalls it (celery beat, saving its schedule,
+    hung until killed; gunicorn's workers were killed after its graceful timeout). When none has stopped after
+    a moment, the signal reached the launcher alone (`kill -INT <pid>`): they are sent SIGTERM at once."""
+    started = time.monotonic()
+    while time.monotonic() - started < settle and any(p.poll() is None for p in processes.values()):
+        if time.monotonic() - started > _SETTLE_FIRST_SECONDS and all(p.poll() is None for p in processes.values()):
+            break
+        time.sleep(0.1)
     for process in processes.values():
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -96,7 +112,7 @@ def run(config: Config) -> int:
                 # Children first (the worker needs Redis to shut down cleanly), then the servers.
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-                _terminate(processes)
+                _terminate(processes, settle=_SETTLE_SECONDS if signal.SIGINT in _received else 0.0)
     except _Stop as stop:
         _say(f"{stop} received; stopped")
         return 0
