@@ -134,6 +134,7 @@ def _serve(config: Config, servers: EmbeddedServers, processes: dict[str, subpro
             "memory_site.wsgi:application",
             *("--bind", f"{config.host}:{config.port}"),
             *("--workers", str(config.web_concurrency)),
+            *("--worker-class", "memory_site.web_worker.Worker"),
             *("--threads", "4"),
             *("--graceful-timeout", "10"),
             # Two checkouts on one machine would fight over the default ~/.gunicorn/gunicorn.ctl.
