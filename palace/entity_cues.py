@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE
-from palace.gazetteers import personal_name, place_name
+from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
 # Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
@@ -181,8 +181,12 @@ PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
 
-# A way of doing things named after its maker or its letters: "the MoSCoW method", "the Feynman technique".
-METHOD_AFTER = re.compile(r"^\s+(?:method|technique|principle|matrix)\b")
+# A way of working, named after its maker or its letters and followed by what it is: "the MoSCoW method", "the
+# Feynman technique", "a Gantt chart", "Agile methodology", "a Kanban board" (not "my Pinterest board": a
+# brand's board is the brand's).
+METHOD_AFTER = re.compile(
+    r"^\s+(?:method|methods|methodology|technique|principle|matrix|chart|charts|diagram|diagrams|board|boards|framework)\b"
+)
 # A brand before what it makes: "a Weber gas grill", "my Osprey hiking backpack".
 MADE_AFTER = re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b")
 # A team's game: "that Vikings game", "the Lakers game" (one plural word; "the Halo game" is a video game).
@@ -202,7 +206,12 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
         return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
     if TEAM_NAME.match(name) and TEAM_GAME.match(after):
         return "organisation"
-    if METHOD_AFTER.match(after) and not personal_name(name):
+    if (
+        METHOD_AFTER.match(after)
+        and not personal_name(name)
+        and name.lower() not in BRANDS
+        and known_kind(name) is None
+    ):
         return "topic"  # "the MoSCoW method" (not "the Marie Kondo method": she is still a person)
     if MADE_AFTER.match(after) and not place_name(name):
         return "organisation"  # "my Osprey hiking backpack": a maker before what it makes ("Hawaii sandals" no)

@@ -37,7 +37,8 @@ KIND_OF_LABEL: dict[str, str | None] = {
 
 PLACE_SUFFIX = re.compile(
     r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
-    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Gardens?|Forum|Campground|Castle|"
+    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
+    r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|"
     r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|North|South|East|West)$"
 )
@@ -202,11 +203,12 @@ EPONYM_TAIL = (
 )
 # A war of history or a way of doing things, which a person files as a subject: "World War II", "the Cold War",
 # "the Pomodoro Technique", "the Montessori Method", "the Mediterranean Diet", "the Eisenhower Matrix" (not a
-# novel's "The Poppy War", nor the film "The Matrix").
+# novel's "The Poppy War", nor the film "The Matrix"), "the Civil Rights Movement", "the Dewey Decimal System"
+# ("… Systems" is a company; a revolution is an event or a subject as the labels take it, and is left to spaCy).
 SUBJECT_SUFFIX = re.compile(
     r"\b(?:(?:World|Civil|Cold|Vietnam|Korean|Gulf|Iraq|Crimean|Boer|Trojan|Napoleonic|Punic|Peloponnesian|"
     r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?|Method|Technique|Diet|"
-    r"(?<!The )Matrix)$"
+    r"(?<!The )Matrix|(?<=\w )(?:Movement|System))$"
 )
 EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
 

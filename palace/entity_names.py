@@ -147,6 +147,7 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
     for match in MARKDOWN_HEADING.finditer(text):
         end = text.find("\n", match.start())
         spans.append((match.start(), len(text) if end == -1 else end))
+    spans += [match.span(1) for match in OPTION_TITLE.finditer(text)]
     return spans
 
 
@@ -201,7 +202,19 @@ INSTITUTION = re.compile(
 # A part of a document and its number: "Chapter 1", "Item 6", "Step 3".
 NUMBERED_LABEL = re.compile(
     r"^(?:Chapter|Section|Part|Step|Item|Page|Figure|Table|Verse|Lesson|Module|Unit|Week|Day|Level|Episode|"
-    r"Season|Round|Phase|Stage|Article|Clause|Schedule|Appendix|Annex|Exhibit|Question|Task|Point)\s+\d"
+    r"Season|Round|Phase|Stage|Article|Clause|Schedule|Appendix|Annex|Exhibit|Question|Task|Point|Option|Tip|Idea|"
+    r"Example|Scenario|Choice|Suggestion|Strategy)\s+\d"
+)
+# The name an answer gives one of its options ("Option 2: Laid-Back Cool", "Idea 3: Jungle Adventure"), which the
+# person then picks by it: a label of the answer's, not a name. Not after "Day 1:", where places follow.
+OPTION_TITLE = re.compile(
+    r"\b(?:Option|Idea|Tip|Choice|Suggestion|Scenario|Example|Strategy)\s+\d+[a-z]?\s*[:.)\u2013-]\s*"
+    r"((?:[A-ZÀ-ÖØ-Þ][\w'&-]*\s?)+)"
+)
+# An academic degree, as people write it with its dots ("a Ph.D. in education", "my M.Sc"), or an MBA: what
+# someone studies for, not a name ("MA" and "MD" alone are states, and stay).
+DEGREE = re.compile(
+    r"^(?:Ph\.\s?D|M\.B\.A|MBA|M\.\s?Sc|B\.\s?Sc|M\.A|B\.A|M\.D|J\.D|Ed\.D|LL\.M|M\.F\.A|M\.Ed|B\.Ed)\.?$"
 )
 # A date is not a name: "Date 16 February 2023", "March 15th".
 DATED = re.compile(
@@ -237,7 +250,7 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     shouting = text.isupper() and text.isalpha() and not known_kind(text) and low not in BRANDS
     if shouting and ((len(text) >= 3 and low in generic_words()) or len(text) >= EMPHASIS_LETTERS):
         return False
-    if DATED.search(text) or NUMBERED_LABEL.match(text):
+    if DATED.search(text) or NUMBERED_LABEL.match(text) or DEGREE.match(text):
         return False
     words = text.split()
     if len([w for w in words if w not in ("by", "of", "de", "the")]) > 6 or text.endswith(("?", "!")):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from palace.entity_names import TRAILING_POSSESSIVE, clean
-from palace.gazetteers import known_kind, personal_name
+from palace.gazetteers import BRANDS, known_kind, personal_name
 
 # A place named for someone, in the possessive: "Regent's Park", "St Paul's Cathedral" (NER stops at "Regent").
 POSSESSIVE_PLACE = re.compile(
@@ -23,7 +23,8 @@ ELLIPTICAL_AFTER = re.compile(
 def shop_named_in_possessive(text_of: str, after: str) -> str | None:
     """ "Trader Joe's", "Macy's": a name in the possessive that owns nothing is a shop or a restaurant,
     unless it is one given name ("going to Sarah's" is her home, and Sarah is the wing). The name with its
-    "'s", or None. `after`: the text after the span (spaCy leaves the "'s" out of it now and then)."""
+    "'s" (without it for a brand known so: "Logitech's products" are Logitech's), or None. `after`: the text
+    after the span (spaCy leaves the "'s" out of it now and then)."""
     possessive = TRAILING_POSSESSIVE.search(text_of) or re.match(r"['\u2019]s\b", after)
     if not possessive:
         return None
@@ -31,6 +32,8 @@ def shop_named_in_possessive(text_of: str, after: str) -> str | None:
     bare = clean(text_of)
     if bare and known_kind(bare + "'s") == "organisation":
         return bare + "'s"  # "my new Levi's jeans", "a coat from Macy's": a brand known by that name
+    if bare.lower() in BRANDS:
+        return bare  # "Logitech's products", "at Best Buy's": the brand's own, and the brand is Logitech
     sold = PRODUCT_AFTER.match(rest)  # "Sweet Baby Ray's sauce", "Ben & Jerry's ice cream": a brand's name
     if not bare or not (ELLIPTICAL_AFTER.match(rest) or sold) or (" " not in bare and personal_name(bare)):
         return None

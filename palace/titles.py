@@ -64,16 +64,20 @@ REQUESTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 CUT = re.compile(
     r",|;|:| - | \u2013 | \u2014 |\s(?:and i|but|because|since|so that|so i|which|while|as i|if you|"
-    r"that i|and was|and i'm|and want|by the way)\s",
+    r"that i|and was|and i'm|and want(?:ed|s)?|and need(?:ed|s)?|by the way)\s",
     re.I,
 )
 WEAK_END = frozenset(
     "a an the to for with of on in at and or my some any about from that this your our into by is are be per as "
     "than like if so but who which what when where i we you".split()
 )
-# A sentence about how to answer, not what about: "Please do not change the context", "Continue."
+# A sentence about how to answer, not what about: "Please do not change the context", "Continue."; and a letter's
+# pleasantries, when the person pastes one ("Dear Khaled,", "I hope this email finds you well.").
 META_INSTRUCTION = re.compile(
-    r"^(?:please\s+)?(?:do\s+not|don't|never|continue|keep\s+going|respond|reply|answer|rewrite|rephrase)\b", re.I
+    r"^(?:please\s+)?(?:do\s+not|don't|never|continue|keep\s+going|respond|reply|answer|rewrite|rephrase)\b|"
+    r"^(?:dear|to whom)\b|^i hope (?:this|that|my) (?:e-?mail|message|letter|note) finds you\b|"
+    r"^i hope you(?:'re| are) (?:doing )?well\b|^(?:thank you|thanks) for your (?:e-?mail|message|letter)\b",
+    re.I,
 )
 NO_DOUBLE = set("wxy")
 
@@ -222,6 +226,8 @@ def room_title(turns: Sequence[tuple[str, str]], *, fallback: str = "") -> str:
         # A request beats a statement: first try sentences that match a request pattern.
         for sentence in sentences:
             plain = GREETING.sub("", sentence.strip())
+            if META_INSTRUCTION.match(plain):
+                continue
             if any(p.match(plain) for p, how in REQUESTS if how != "{q}"):
                 titled = title_from_request(sentence)
                 if titled:

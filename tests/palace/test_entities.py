@@ -787,3 +787,47 @@ def test_a_named_method_or_matrix_is_a_topic_and_the_person_behind_one_stays_a_p
     ]
     found = _kinds(turns)
     assert found.get("MoSCoW") == "topic" and found.get("Marie Kondo") == "person"
+
+
+def test_a_movement_or_a_system_of_ideas_is_a_topic() -> None:
+    turns = [
+        ("user", "I'm reading about the Civil Rights Movement for my history class."),
+        ("user", "Our library still shelves by the Dewey Decimal System, which I like."),
+    ]
+    found = _kinds(turns)
+    assert [found.get(n) for n in ("Civil Rights Movement", "Dewey Decimal System")] == ["topic", "topic"]
+
+
+def test_a_brand_in_the_possessive_is_the_brand_and_a_shop_named_so_keeps_its_name() -> None:
+    turns = [("user", "I've heard great things about Logitech's products, and I got my jeans at Macy's.")]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert "Logitech" in names and "Logitech's" not in names and "Macy's" in names
+
+
+def test_an_answers_numbered_option_and_a_degree_are_no_wings_and_an_itinerarys_day_keeps_its_places() -> None:
+    turns = [
+        ("assistant", "**Option 1: Smart Casual**\n* A blazer\n\n**Option 2: Laid-Back Cool**\n* Black jeans"),
+        ("user", "I think I'll go with Option 2: Laid-Back Cool. I'm also pursuing a Ph.D. after my MBA."),
+        ("user", "Day 1: Visit the Grand Palace in Bangkok."),
+    ]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert not names & {"Laid-Back Cool", "Option 2: Laid-Back Cool", "Ph.D", "MBA"}
+    assert {"Grand Palace", "Bangkok"} <= names
+
+
+def test_a_way_of_working_before_what_it_is_is_a_topic_and_a_brands_board_stays_the_brand() -> None:
+    turns = [("user", "I'm making a Gantt chart and a Kanban board for work, and pinning ideas to my Pinterest board.")]
+    found = _kinds(turns)
+    assert (found.get("Gantt"), found.get("Kanban"), found.get("Pinterest")) == ("topic", "topic", "organisation")
+
+
+def test_waterfalls_shrines_and_pagodas_are_places() -> None:
+    found = _kinds([("user", "We hiked to the Bua Tong Sticky Waterfall, then the Meiji Shrine and Fox Glacier.")])
+    assert [found.get(n) for n in ("Bua Tong Sticky Waterfall", "Meiji Shrine", "Fox Glacier")] == ["place"] * 3
+
+
+def test_a_pasted_letters_pleasantries_are_not_the_title_and_a_trailing_wanted_is_cut() -> None:
+    letter = "Dear Eng. Mohamed,\nI hope this email finds you well. I am writing to follow up on the app's issues."
+    assert titles.room_title([("user", letter)]) == "Writing to follow up on the app's issues"
+    meal = "I'm trying out some new meal kit services and wanted to know what else there is."
+    assert titles.room_title([("user", meal)]) == "Trying out some new meal kit services"
