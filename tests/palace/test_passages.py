@@ -152,3 +152,18 @@ def test_the_follow_up_job_embeds_only_passages_without_a_vector(personas: Perso
     assert not Passage.objects.filter(drawer=drawer, embedding__isnull=True).exists()
     vector = Passage.objects.get(pk=kept.pk).embedding
     assert vector is not None and list(vector) == pytest.approx(unit((5, 1.0)))  # left as it was
+
+
+def test_a_sentence_joining_two_statements_also_gives_each_as_a_passage() -> None:
+    one = "I recently started taking classes and I'm working on refinishing an old dresser."
+    clauses = ["I recently started taking classes", "I'm working on refinishing an old dresser."]
+    assert passages_of("user", one) == clauses
+    two = f"I'm looking to learn more about antique furniture restoration. {one}"
+    assert passages_of("user", two) == [
+        "I'm looking to learn more about antique furniture restoration.",
+        one,
+        "I recently started taking classes",
+        "I'm working on refinishing an old dresser.",
+    ]
+    # An opener is no statement of its own: the sentence stays whole.
+    assert passages_of("user", "By the way, I bought a signed jersey at the charity auction last month.") == []
