@@ -286,8 +286,10 @@ def recall(
     pinned_ids = list(queryset.filter(pinned=True).values_list("pk", flat=True)[:PINNED_CANDIDATES])
     when = temporal.parse(query, reference, memory_settings.timezone)
     words = keywords.query_words(query)
-    # "What did I tell you last week?": the time is all the query says, so what was said then is the answer.
-    time_only = isinstance(when, temporal.TimeWindow) and not words
+    # "What did I tell you last week / in October?": the time is all the query says, so what was said then is
+    # the answer.
+    subject = [w for w in keywords.query_words(temporal.without_dates(query)) if w not in temporal.SAYING]
+    time_only = isinstance(when, temporal.TimeWindow) and not subject
     window_ids = (
         list(_in_window(queryset, when).values_list("pk", flat=True)[:pool])
         if time_only and isinstance(when, temporal.TimeWindow)

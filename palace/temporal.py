@@ -49,6 +49,19 @@ _RECENCY = re.compile(
     re.I,
 )
 
+_DATES = (_AGO, _PAST_N, _LAST_DAY, _LAST_UNIT, _MONTH_DAY, _DAY_MONTH, _IN_MONTH, _ISO, _YEAR, _SIMPLE)
+# What a question names when it asks only for a time: "What did we talk about in early May?".
+SAYING = frozenset("talk talked talking discuss discussed discussing chat chatted chatting share shared".split())
+
+
+def without_dates(query: str) -> str:
+    """The query with the dates it names taken out ("What did I tell you in October?" -> "What did I tell
+    you ?"): what else it asks about."""
+    for pattern in _DATES:
+        query = pattern.sub(" ", query)
+    return query
+
+
 # A question about the order of events or the time between them spans them all: "the most recent" in
 # "from the first to the most recent" asks for no recency.
 _SPANNING = re.compile(

@@ -57,10 +57,10 @@ def forget_relations(owner: User, drawer_ids: list[int], removal: Removal) -> No
         relation.source_drawer_id = relation.citations.order_by("pk").values_list("drawer_id", flat=True).first()
         relation.save(update_fields=["source_drawer"])
     doomed = Relation.objects.filter(pk__in=relation_ids - kept)
-    remove_relations(owner, doomed, removal)
+    remove_relations(owner, doomed, removal, forgotten_drawers=drawer_ids)
 
 
-def remove_relations(owner: User, relations: Any, removal: Removal) -> None:
+def remove_relations(owner: User, relations: Any, removal: Removal, forgotten_drawers: Iterable[int] = ()) -> None:
     entity_ids = set(relations.values_list("subject_id", flat=True)) | set(
         relations.exclude(object__isnull=True).values_list("object_id", flat=True)
     )
@@ -69,12 +69,18 @@ def remove_relations(owner: User, relations: Any, removal: Removal) -> None:
         "relation_citations", RelationCitation.objects.filter(relation__in=relations).values_list("pk", flat=True)
     )
     graph.relations_delete(relations=relations)
-    # An entity no fact names any more was only known from what was forgotten: its name goes too.
-    orphans = Entity.objects.filter(
-        owner=owner, pk__in=entity_ids, relations_out__isnull=True, relations_in__isnull=True
+    # An entity no fact names any more, and no drawer that stays is tagged with, was only known from what was
+    # forgotten: its name goes too ("Nike", named beside a forgotten "Maya" in a turn that stays, stays).
+    orphans = list(
+        Entity.objects.filter(owner=owner, pk__in=entity_ids, relations_out__isnull=True, relations_in__isnull=True)
     )
-    removal.add("entities", orphans.values_list("pk", flat=True))
-    orphans.delete()
+    if not orphans:
+        return
+    spellings = {e.pk: {e.name.lower(), *(a.lower() for a in e.aliases or [])} for e in orphans}
+    still_tagged = _tagged_anywhere(owner, set().union(*spellings.values()), excluding=list(forgotten_drawers))
+    doomed = [pk for pk, spelt in spellings.items() if not spelt & still_tagged]
+    removal.add("entities", doomed)
+    Entity.objects.filter(pk__in=doomed).delete()
 
 
 ENTITY_TAGS = ("p", "l", "i", "e")  # a drawer's tags that name entities (t: topics)
@@ -107,8 +113,9 @@ def forget_unmentioned_entities(owner: User, names: set[str], removal: Removal) 
     Entity.objects.filter(pk__in=doomed).delete()
 
 
-def _tagged_anywhere(owner: User, spellings: set[str]) -> set[str]:
-    """Which of these lower-cased names a remaining drawer of the owner's is tagged with."""
+def _tagged_anywhere(owner: User, spellings: set[str], excluding: list[int] | None = None) -> set[str]:
+    """Which of these lower-cased names a remaining drawer of the owner's (not one of `excluding`, being
+    forgotten) is tagged with."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
@@ -119,8 +126,9 @@ def _tagged_anywhere(owner: User, spellings: set[str]) -> set[str]:
                      CASE WHEN jsonb_typeof(tag.names) = 'array' THEN tag.names ELSE '[]'::jsonb END
                  ) AS name(value)
             WHERE drawer.owner_id = %s AND tag.letter = ANY(%s) AND lower(name.value) = ANY(%s)
+              AND NOT drawer.id = ANY(%s)
             """,
-            [owner.pk, list(ENTITY_TAGS), sorted(spellings)],
+            [owner.pk, list(ENTITY_TAGS), sorted(spellings), excluding or []],
         )
         return {row[0] for row in cursor.fetchall()}
 

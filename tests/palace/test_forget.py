@@ -161,6 +161,22 @@ def test_forgetting_a_wing_and_an_entity(api: APIClient, personas: Personas) -> 
     _verified(api, personas, answer.json()["receipt"])
 
 
+def test_forgetting_an_entity_keeps_the_names_a_remaining_turn_is_tagged_with(
+    api: APIClient, personas: Personas
+) -> None:
+    owner = personas.owner.user
+    drawer = mine(owner, "maya", [{"role": "user", "content": "My friend Maya runs for Nike in Portland."}], MARCH)[0]
+    assert {"Nike", "Portland"} <= {n for names in drawer.tags.values() for n in names}
+    for predicate, name in (("works_at", "Nike"), ("lives_in", "Portland"), ("trains_at", "Zeppelin Hangar")):
+        graph.relation_add(owner_id=owner.pk, subject="Maya", predicate=predicate, object=name, source_drawer=drawer)
+    answer = api.delete("/api/v1/kg/entities/Maya", **personas.owner.headers)
+    assert answer.status_code == 200, answer.content
+    left = set(Entity.objects.filter(owner=owner).values_list("name", flat=True))
+    # The turn stays and still names Nike and Portland; "Zeppelin Hangar" was known from Maya's fact alone.
+    assert {"Nike", "Portland"} <= left and not {"Maya", "Zeppelin Hangar"} & left
+    _verified(api, personas, answer.json()["receipt"])
+
+
 def test_typed_memory_and_episode_deletes_answer_a_receipt(api: APIClient, personas: Personas) -> None:
     h = personas.owner.headers
     created = api.post("/api/v1/memories/typed/semantic", {"content": SECRET}, format="json", **h)

@@ -634,6 +634,13 @@ def test_a_question_that_is_only_a_time_gets_what_was_said_then(personas: Person
     assert result.when is not None and result.when["start"].startswith("2026-11-09")
     assert {h.drawer.content for h in result.hits[:2]} == {said[9], said[12]}  # the week of the 9th, nothing else first
     assert all(h.signals["temporal"] == 1.0 for h in result.hits[:2])
+    # A named month or day is a time too, and "talk about" asks for nothing else.
+    on_the_day = recall(
+        owner=owner, query="What did we talk about on November 11?", reference_time=start + timedelta(14)
+    )
+    assert on_the_day.hits and on_the_day.hits[0].drawer.content == said[9]
+    in_month = recall(owner=owner, query="What did I tell you in November?", reference_time=later)
+    assert {h.drawer.content for h in in_month.hits} == set(said.values())
 
 
 def test_a_pasted_document_is_quoted_in_part_in_the_block_and_whole_in_the_hit(personas: Personas) -> None:
