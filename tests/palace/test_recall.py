@@ -635,9 +635,8 @@ def test_a_question_that_is_only_a_time_gets_what_was_said_then(personas: Person
     assert {h.drawer.content for h in result.hits[:2]} == {said[9], said[12]}  # the week of the 9th, nothing else first
     assert all(h.signals["temporal"] == 1.0 for h in result.hits[:2])
     # A named month or day is a time too, and "talk about" asks for nothing else.
-    on_the_day = recall(
-        owner=owner, query="What did we talk about on November 11?", reference_time=start + timedelta(14)
-    )
+    later = start + timedelta(days=14)
+    on_the_day = recall(owner=owner, query="What did we talk about on November 11?", reference_time=later)
     assert on_the_day.hits and on_the_day.hits[0].drawer.content == said[9]
     in_month = recall(owner=owner, query="What did I tell you in November?", reference_time=later)
     assert {h.drawer.content for h in in_month.hits} == set(said.values())
