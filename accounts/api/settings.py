@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from accounts import selectors, services
 from accounts.models import Agent, MemorySettings, validate_timezone
 from memory_site.api.authentication import request_owner
-from memory_site.api.fields import StrictCharField
+from memory_site.api.fields import NoUnknownFields, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 
 
@@ -24,23 +24,6 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             raise serializers.ValidationError("Must be true or false.")
         return data
-
-
-class NoUnknownFields(serializers.Serializer):
-    """Refuses keys it does not know: a misspelt setting must not be a silent no-op."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
-        errors: dict[str, Any] = {key: ["Unknown field."] for key in unknown}
-        try:
-            value = super().to_internal_value({k: v for k, v in data.items() if k not in unknown} if unknown else data)
-        except serializers.ValidationError as exc:  # every field's error in one answer, the unknown ones too
-            if not isinstance(exc.detail, dict):
-                raise
-            errors.update(exc.detail)
-        if errors:
-            raise serializers.ValidationError(errors)
-        return value
 
 
 class AgentOverrideSerializer(NoUnknownFields):

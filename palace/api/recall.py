@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_site.api.authentication import HasApiKey, request_agent, request_owner
-from memory_site.api.fields import ConversationIdField, StrictCharField
+from memory_site.api.fields import ConversationIdField, NoUnknownFields, StrictCharField
 from memory_site.api.schema import ERROR_RESPONSES
 from palace import assembly
 from palace.models import Drawer, DrawerRead
@@ -127,7 +127,7 @@ class AssembledContextOutput(serializers.Serializer):
 class RecallApi(APIView):
     permission_classes = [HasApiKey]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(NoUnknownFields):
         query = StrictCharField(max_length=MAX_QUERY_CHARACTERS)
         top_k = serializers.IntegerField(min_value=1, max_value=50, required=False)
         wing = serializers.IntegerField(min_value=1, required=False, help_text="Only this wing's (and linked) rooms.")
@@ -195,7 +195,7 @@ class RecallApi(APIView):
 class ContextAssembleApi(APIView):
     permission_classes = [HasApiKey]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(NoUnknownFields):
         query = StrictCharField(max_length=MAX_QUERY_CHARACTERS)
         conversation_id = ConversationIdField(required=False, help_text="Its working memory is included.")
         token_budget = serializers.IntegerField(

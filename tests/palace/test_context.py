@@ -190,7 +190,13 @@ def test_an_outsider_gets_nothing_of_the_owners(personas: Personas, api: APIClie
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"query": "x", "token_budget": 10}, {"query": "x", "layers": ["nope"]}, {"query": "x", "per_layer": 0}],
+    [
+        {},
+        {"query": "x", "token_budget": 10},
+        {"query": "x", "layers": ["nope"]},
+        {"query": "x", "per_layer": 0},
+        {"query": "x", "budget": 500},
+    ],
 )
 def test_bad_context_input_is_a_400(personas: Personas, api: APIClient, body: dict[str, Any]) -> None:
     answer = api.post("/api/v1/context", body, format="json", **personas.owner.headers)

@@ -319,12 +319,15 @@ def test_recall_through_the_api_with_the_default_embedder(personas: Personas, ap
         {"query": "x", "since": "2024-03-02T00:00:00Z", "until": "2024-03-01T00:00:00Z"},
         {"query": "x", "agent": "not-a-uuid"},
         {"query": ["x"]},
+        {"query": "x", "topk": 3},  # a misspelt option is refused, not ignored
     ],
 )
 def test_bad_recall_input_is_a_400_in_the_envelope(personas: Personas, api: APIClient, body: dict[str, Any]) -> None:
     answer = api.post("/api/v1/recall", body, format="json", **personas.owner.headers)
     assert answer.status_code == 400
     assert set(answer.json()) == {"message", "extra"}
+    if "topk" in body:
+        assert answer.json()["extra"]["fields"] == {"topk": ["Unknown field."]}
 
 
 RERANK_AXIS = 40
