@@ -136,6 +136,10 @@ class JobGetApi(APIView):
     class OutputSerializer(serializers.ModelSerializer):
         job_id = serializers.UUIDField(source="id")
         conversation_id = StrictCharField(source="conversation.external_id")
+        mining = serializers.BooleanField(
+            source="ready",
+            help_text="false: the job waits for the conversation to be completed (or for …/mine); it stays queued.",
+        )
 
         class Meta:
             model = MiningJob
@@ -143,6 +147,7 @@ class JobGetApi(APIView):
                 "job_id",
                 "conversation_id",
                 "status",
+                "mining",
                 "counts",
                 "error",
                 "attempts",

@@ -35,7 +35,10 @@ def test_a_posted_conversation_is_stored_verbatim_with_its_mining_request(api: A
     assert [t.content for t in conversation.turns.all()] == [VERBATIM, "Noted."]
     assert conversation.started_at.isoformat() == "2026-04-30T19:00:00+00:00"
     job = api.get(f"/api/v1/jobs/{body['job_id']}", **personas.owner.headers).json()
-    assert job["status"] == "queued" and job["conversation_id"] == "conv-1"
+    # Not complete: the job says it waits for that, rather than looking stuck in the queue.
+    assert job["status"] == "queued" and job["conversation_id"] == "conv-1" and job["mining"] is False
+    api.post("/api/v1/conversations/conv-1/complete", **personas.owner.headers)
+    assert api.get(f"/api/v1/jobs/{body['job_id']}", **personas.owner.headers).json()["mining"] is True
 
 
 def test_appending_continues_the_turn_indexes(api: APIClient, personas: Personas) -> None:

@@ -40,6 +40,7 @@ class Job(TypedDict):
     job_id: str
     conversation_id: str
     status: JobStatus
+    mining: bool  # False: waits for the conversation to be completed (or for mine()), and stays queued
     counts: dict[str, Any]
     error: str
     attempts: int
