@@ -77,6 +77,7 @@ class Delivery(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name_plural = "deliveries"
         constraints = [
             # Two senders of the same attempt (the retry task and the sweep): the second insert fails.
             models.UniqueConstraint(fields=["event", "endpoint", "attempt"], name="webhook_delivery_attempt_once")

@@ -3,6 +3,7 @@ with the reason each result was recalled."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 from urllib.parse import urlencode
@@ -13,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from palace import selectors
+from palace import keywords, selectors
 from palace.models import Drawer
 from palace.recall import recall
 from palace.services import curation
@@ -25,8 +26,9 @@ SIGNAL_LABELS = {
     "semantic": "meaning",
     "keyword": "words",
     "temporal": "time",
-    "speaker": "you said it",
-    "entity": "names it",
+    "preference": "your interests",
+    "speaker": "said by you",
+    "entity": "a name you asked",
     "pinned": "pinned",
 }
 
@@ -161,7 +163,12 @@ def search(request: HttpRequest) -> HttpResponse:
         )
         context.update(
             results=[
-                {"hit": hit, "signals": _bars(hit.signals), "failed": hit.drawer.conversation_id in unfiled}
+                {
+                    "hit": hit,
+                    "signals": _bars(hit.signals),
+                    "matched": _matched_words(query, hit.drawer.content) if hit.signals.get("keyword") else [],
+                    "failed": hit.drawer.conversation_id in unfiled,
+                }
                 for hit in found.hits
             ],
             skipped=found.skipped,
@@ -175,3 +182,13 @@ def _bars(signals: dict[str, float]) -> list[dict[str, Any]]:
         {"name": SIGNAL_LABELS.get(name, name), "value": value, "percent": round(max(0.0, min(1.0, value)) * 100)}
         for name, value in signals.items()
     ]
+
+
+def _matched_words(query: str, content: str) -> list[str]:
+    """The query's words the turn holds, as a person reads the `words` bar ("sister", "work"): a word or its
+    stem's first letters ("working" for "work"), whole words only."""
+    return [
+        word
+        for word in keywords.query_words(query)
+        if re.search(rf"(?<!\w){re.escape(word[: max(4, len(word) - 2)])}", content, re.IGNORECASE)
+    ][:8]
