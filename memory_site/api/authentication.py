@@ -46,8 +46,10 @@ class ApiKeyAuthentication(BaseAuthentication):
         if header_key is not None:
             return str(header_key).strip()
         parts = get_authorization_header(request).split()
-        if not parts or parts[0].lower() != b"bearer":
-            return None  # another scheme, or none: leave it to the next authenticator
+        if not parts:
+            return None  # no key: a signed-in person's session may still be there
+        if parts[0].lower() != b"bearer":
+            raise exceptions.AuthenticationFailed(MESSAGE_MALFORMED_HEADER)  # "Token <key>": say what works
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed(MESSAGE_MALFORMED_HEADER)
         try:

@@ -12,6 +12,7 @@ from rest_framework.parsers import JSONParser
 from memory_site.api.exceptions import MESSAGE_PAYLOAD_TOO_LARGE, PayloadTooLarge
 
 MAX_DEPTH = 64
+MESSAGE_MALFORMED_JSON = "Malformed JSON."
 MESSAGE_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels."
 MESSAGE_SURROGATE = "JSON strings must be valid Unicode (lone surrogate escapes such as \\ud800 are refused)."
 MESSAGE_NUL = "JSON strings may not hold the NUL character (\\u0000): the database cannot store it."
@@ -69,5 +70,9 @@ class BoundedJSONParser(JSONParser):
             data = super().parse(io.BytesIO(body), media_type, parser_context)
         except RecursionError:
             raise ParseError(MESSAGE_TOO_DEEP) from None
+        except ParseError as exc:  # where it broke goes to `extra`: the message stays a constant
+            error = ParseError(MESSAGE_MALFORMED_JSON)
+            error.extra = {"error": str(exc.detail).removeprefix("JSON parse error - ")}  # type: ignore[attr-defined]
+            raise error from None
         check_json_value(data)
         return data

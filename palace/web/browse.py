@@ -147,7 +147,7 @@ def _tag_groups(drawer: Drawer) -> list[tuple[str, list[str]]]:
 def search(request: HttpRequest) -> HttpResponse:
     """The same recall as POST /api/v1/recall (as the person, not an agent: no agent's recall switch
     applies), each hit with its place, pointer and per-signal scores drawn as bars."""
-    query = request.GET.get("q", "").strip()[:MAX_QUERY]
+    query = request.GET.get("q", "").replace("\x00", "").strip()[:MAX_QUERY]  # a NUL is no search
     context: dict[str, Any] = {
         "query": query,
         "results": [],

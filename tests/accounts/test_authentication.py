@@ -53,6 +53,7 @@ def test_it_refuses_a_key_whose_owner_is_deactivated(api: APIClient) -> None:
 def test_it_refuses_a_malformed_bearer_header(api: APIClient) -> None:
     _assert_401(api.get(ME, HTTP_AUTHORIZATION="Bearer"), MESSAGE_MALFORMED_HEADER)
     _assert_401(api.get(ME, HTTP_AUTHORIZATION="Bearer two parts"), MESSAGE_MALFORMED_HEADER)
+    _assert_401(api.get(ME, HTTP_AUTHORIZATION="Token loci_abc"), MESSAGE_MALFORMED_HEADER)  # the scheme is named
 
 
 @pytest.mark.parametrize("header", ["bearer", "x-api-key"])

@@ -223,7 +223,7 @@ def test_a_bad_body_is_a_400_and_writes_nothing(
 
 def test_a_body_that_is_not_json_is_a_400(api: APIClient, personas: Personas, conversation: str) -> None:
     response = api.put(f"{BASE}/{conversation}", "{oops", content_type="application/json", **personas.owner.headers)
-    assert response.status_code == 400 and response.json()["message"].startswith("JSON parse error")
+    assert response.status_code == 400 and response.json()["message"] == "Malformed JSON."
 
 
 @override_settings(WORKING_MEMORY_MAX_BYTES=2048)

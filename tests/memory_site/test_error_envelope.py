@@ -16,7 +16,7 @@ from memory_site.api.errors import (
     MESSAGE_REDIS_DOWN,
     MESSAGE_SERVER_ERROR,
 )
-from memory_site.api.parsers import MESSAGE_NUL, MESSAGE_SURROGATE
+from memory_site.api.parsers import MESSAGE_MALFORMED_JSON, MESSAGE_NUL, MESSAGE_SURROGATE
 from tests.conftest import Personas
 from tests.memory_site.error_views import MESSAGE_SECRET
 
@@ -41,7 +41,8 @@ def test_validation_error_names_the_fields(api: APIClient, personas: Personas) -
 
 def test_parse_error(api: APIClient, personas: Personas) -> None:
     response = api.post("/api/v1/agents", "{not json", content_type="application/json", **personas.owner.headers)
-    assert _envelope(response, 400)["message"].startswith("JSON parse error")
+    body = _envelope(response, 400)
+    assert body["message"] == MESSAGE_MALFORMED_JSON and body["extra"]["error"].startswith("Expecting")
     assert (
         not Agent.objects.filter(owner=personas.owner.user)
         .exclude(pk__in=[personas.owner.agent.pk, personas.teammate.agent.pk])
@@ -141,7 +142,8 @@ def test_lone_surrogates_and_deep_nesting_are_a_400(api: APIClient, personas: Pe
         "JSON nested deeper than 64 levels.",
         MESSAGE_SURROGATE,
         MESSAGE_NUL,
-    } or response.json()["message"].startswith("JSON parse error")
+        MESSAGE_MALFORMED_JSON,
+    }
     assert api.get("/api/v1/working-memory/c1", **personas.owner.headers).json() == {}
 
 

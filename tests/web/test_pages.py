@@ -100,6 +100,8 @@ def test_an_htmx_request_gets_the_partial_and_a_plain_one_the_page(owner: Client
 def test_search_shows_each_result_with_its_place_and_why(owner: Client, room: Room) -> None:
     html = owner.get("/memory/search", {"q": "efoil"}).content.decode()
     assert "why:" in html and re.search(r'class="bar"', html)
+    assert re.search(r"your words in it: <mark>efoil</mark>", html)  # which of the query's words it holds
+    assert "Type what you are looking for" in owner.get("/memory/search", {"q": "\x00"}).content.decode()  # no search
     assert room.title in html and "§ W-" in html
 
 
