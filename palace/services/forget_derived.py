@@ -74,11 +74,7 @@ def remove_relations(owner: User, relations: Any, removal: Removal, forgotten_dr
     orphans = list(
         Entity.objects.filter(owner=owner, pk__in=entity_ids, relations_out__isnull=True, relations_in__isnull=True)
     )
-    if not orphans:
-        return
-    spellings = {e.pk: {e.name.lower(), *(a.lower() for a in e.aliases or [])} for e in orphans}
-    still_tagged = _tagged_anywhere(owner, set().union(*spellings.values()), excluding=list(forgotten_drawers))
-    doomed = [pk for pk, spelt in spellings.items() if not spelt & still_tagged]
+    doomed = _untagged(owner, orphans, excluding=list(forgotten_drawers))
     removal.add("entities", doomed)
     Entity.objects.filter(pk__in=doomed).delete()
 
@@ -104,13 +100,19 @@ def forget_unmentioned_entities(owner: User, names: set[str], removal: Removal) 
         .filter(Q(slug__in={naming.slug_of(n) for n in names}) | Q(aliases__has_any_keys=lowered))
         .filter(~Exists(named_in_facts))
     )
-    if not candidates:
-        return
-    spellings = {e.pk: {e.name.lower(), *(a.lower() for a in e.aliases or [])} for e in candidates}
-    still_tagged = _tagged_anywhere(owner, set().union(*spellings.values()))
-    doomed = [pk for pk, spelt in spellings.items() if not spelt & still_tagged]
+    doomed = _untagged(owner, candidates)
     removal.add("entities", doomed)
     Entity.objects.filter(pk__in=doomed).delete()
+
+
+def _untagged(owner: User, entities: list[Entity], excluding: list[int] | None = None) -> list[int]:
+    """The entities no remaining drawer (but those `excluding`, being forgotten) is tagged with, by name or
+    alias, in any case."""
+    if not entities:
+        return []
+    spellings = {e.pk: {e.name.lower(), *(a.lower() for a in e.aliases or [])} for e in entities}
+    still_tagged = _tagged_anywhere(owner, set().union(*spellings.values()), excluding)
+    return [pk for pk, spelt in spellings.items() if not spelt & still_tagged]
 
 
 def _tagged_anywhere(owner: User, spellings: set[str], excluding: list[int] | None = None) -> set[str]:
