@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
@@ -139,9 +140,13 @@ def tools_call(params: dict[str, Any], caller: Caller) -> types.CallToolResult:
         raise KeyError(name)
     arguments = params.get("arguments") or {}
     problems = sorted(Draft202012Validator(tool.input_schema).iter_errors(arguments), key=lambda e: list(e.path))
-    if problems:
-        message = "; ".join(f"{'/'.join(map(str, p.path)) or 'arguments'}: {p.message}" for p in problems)
-        return _tool_result(400, {"message": "Invalid input.", "extra": {"arguments": message}})
+    if problems:  # each argument's problems under its name, as the REST envelope's extra.fields
+        fields: dict[str, list[str]] = {}
+        for problem in problems:
+            missing = re.match(r"'([^']+)' is a required property", problem.message)
+            name = ".".join(map(str, problem.path)) or (missing.group(1) if missing else "arguments")
+            fields.setdefault(name, []).append(problem.message)
+        return _tool_result(400, {"message": "Invalid input.", "extra": {"fields": fields}})
     try:
         call = tool.route(arguments)
     except ToolInputError as exc:

@@ -87,11 +87,11 @@ def test_bad_arguments_are_a_tool_error_the_model_can_read(live_server: Any, per
             ("forget", {"kind": "conversation", "id": "c1/turns"}),
         ],
     )
-    assert missing.is_error and "query" in structured(missing)["extra"]["arguments"]
+    assert missing.is_error and "query" in structured(missing)["extra"]["fields"]  # as REST names them
     assert unset.is_error and "fields" in structured(unset)["message"]
     assert bad_drawer.is_error and "number" in structured(bad_drawer)["message"]
     assert superscript.is_error and "number" in structured(superscript)["message"]
-    assert slashed.is_error and "conversation_id" in structured(slashed)["extra"]["arguments"]
+    assert slashed.is_error and "conversation_id" in structured(slashed)["extra"]["fields"]
     assert slashed_forget.is_error and "Conversation ids" in structured(slashed_forget)["message"]
 
 
