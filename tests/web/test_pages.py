@@ -229,6 +229,8 @@ def test_forget_a_drawer_from_the_page_with_a_confirmation_and_a_receipt(owner: 
         and "_" not in "".join(re.findall(r"<li>(.*?)</li>", html))
     )  # a person's words, not table names
     assert f'<a href="/memory/rooms/{room.pk}">Cancel</a>' in html  # back where the person came from
+    bad = owner.get("/memory/forget", {"kind": "wing", "ids": "abc"})  # no count promised above the error
+    assert bad.status_code == 400 and "<h1>Nothing to forget</h1>" in bad.content.decode()
     done = owner.post("/memory/forget", {"kind": "drawer", "ids": drawer.pk})
     assert done.status_code == 302 and not Drawer.objects.filter(pk=drawer.pk).exists()
     receipt_id = re.search(r"/memory/forget/receipts/([0-9a-f-]{36})", done["Location"]).group(1)  # type: ignore[union-attr]
