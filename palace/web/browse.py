@@ -40,7 +40,8 @@ def _found(row: Any) -> Any:
 
 
 def _tree(request: HttpRequest) -> dict[str, Any]:
-    return {"wings": paginate(request, selectors.wings(owner=person(request)), size=50, param="wings")}
+    wings = selectors.wings(owner=person(request), busiest_first=True)
+    return {"wings": paginate(request, wings, size=50, param="wings")}
 
 
 @login_required

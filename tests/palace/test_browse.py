@@ -108,3 +108,22 @@ def test_room_lists_count_each_rooms_drawers_and_list_a_linked_room_once(persona
     assert counts == {mined.pk: 6, empty.pk: 0}
     of_wing = [(room.pk, room.drawer_count) for room in selectors.rooms_of_wing(wing=mined.wing)]  # type: ignore[attr-defined]
     assert sorted(of_wing) == sorted([(mined.pk, 6), (empty.pk, 0)])
+
+
+def test_the_palace_tree_lists_the_busiest_wings_first_and_the_api_in_the_order_they_were_made(
+    personas: Personas,
+) -> None:
+    from datetime import UTC, datetime
+
+    from palace import selectors
+    from tests.palace.recall_data import mine
+
+    owner = personas.owner.user
+    when = datetime(2024, 3, 1, 12, tzinfo=UTC)
+    mine(owner, "a", [{"role": "user", "content": "Zed Quinlan fixed my bike yesterday."}], when)
+    mine(owner, "b", [{"role": "user", "content": "Rachel Moreno and I went hiking in the hills."}], when)
+    mine(owner, "c", [{"role": "user", "content": "Rachel Moreno called me about the trip."}], when)
+    tree = [w.name for w in selectors.wings(owner=owner, busiest_first=True)]
+    made = [w.name for w in selectors.wings(owner=owner)]
+    assert tree.index("Rachel Moreno") < tree.index("Zed Quinlan")
+    assert made.index("Zed Quinlan") < made.index("Rachel Moreno")
