@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from rest_framework.test import APIClient
 
+from palace import selectors
 from palace.models import Conversation, Drawer, Room, Wing
 from palace.services import mining
 from tests.conftest import Personas
+from tests.palace.recall_data import mine
 from tests.palace.test_conversations import TWO_PEOPLE_AND_A_PROJECT
 
 pytestmark = pytest.mark.django_db
@@ -113,11 +117,6 @@ def test_room_lists_count_each_rooms_drawers_and_list_a_linked_room_once(persona
 def test_the_palace_tree_lists_the_busiest_wings_first_and_the_api_in_the_order_they_were_made(
     personas: Personas,
 ) -> None:
-    from datetime import UTC, datetime
-
-    from palace import selectors
-    from tests.palace.recall_data import mine
-
     owner = personas.owner.user
     when = datetime(2024, 3, 1, 12, tzinfo=UTC)
     mine(owner, "a", [{"role": "user", "content": "Zed Quinlan fixed my bike yesterday."}], when)
