@@ -71,6 +71,8 @@ class BoundedJSONParser(JSONParser):
         except RecursionError:
             raise ParseError(MESSAGE_TOO_DEEP) from None
         except ParseError as exc:  # where it broke goes to `extra`: the message stays a constant
+            if "Out of range float" in str(exc.detail):  # NaN, Infinity: as when 1e999 parses as infinity
+                raise ParseError(MESSAGE_NOT_FINITE) from None
             error = ParseError(MESSAGE_MALFORMED_JSON)
             error.extra = {"error": str(exc.detail).removeprefix("JSON parse error - ")}  # type: ignore[attr-defined]
             raise error from None
