@@ -39,7 +39,9 @@ _LAST_DAY = re.compile(rf"\b(last|this|past|on)\s+({_DAY})\b", re.I)
 _LAST_UNIT = re.compile(r"\b(last|this|past|previous)\s+(week|weekend|month|year)\b", re.I)
 _MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I)
-_IN_MONTH = re.compile(rf"\b(?:in|during|since|back in|of|early|late|mid)\s+({_MONTH})\b(?:\s+(\d{{4}}))?", re.I)
+_IN_MONTH = re.compile(
+    rf"\b(in|during|since|back in|of|early|late|mid|last|this past)\s+({_MONTH})\b(?:\s+(\d{{4}}))?", re.I
+)
 _ISO = re.compile(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b")
 _YEAR = re.compile(r"\bin\s+((?:19|20)\d{2})\b", re.I)
 _SIMPLE = re.compile(r"\b(yesterday|today|tonight|this morning|last night|the day before yesterday)\b", re.I)
@@ -219,8 +221,10 @@ def parse(query: str, reference: datetime, timezone_name: str = "UTC") -> TimeWi
                 day = day.replace(year=day.year - 1)
             return TimeWindow(*_day(day, tz), match.group(0))
     if match := _IN_MONTH.search(text):
-        month = _month_number(match.group(1))
-        year = int(match.group(2)) if match.group(2) else _latest_month(month, today)
+        month = _month_number(match.group(2))
+        year = int(match.group(3)) if match.group(3) else _latest_month(month, today)
+        if match.group(1).lower() == "last" and not match.group(3) and (year, month) == (today.year, today.month):
+            year -= 1  # "last October", said in October: the one a year ago
         return TimeWindow(*_month(year, month, tz), match.group(0))
     if match := _YEAR.search(text):
         year = int(match.group(1))

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import MemorySettings, UsageRecord
 from accounts.services import agent_update
-from palace import keywords, recall_parts
+from palace import keywords, recall_parts, temporal
 from palace.models import Conversation, Drawer, PreferenceTopic
 from palace.recall import SIGNALS, recall
 from palace.services import intake, mining
@@ -777,3 +777,17 @@ def _said_far_from_the_query(owner: Any, turns: dict[str, str]) -> dict[str, Dra
         )
         set_vector(drawers[name], unit((0, 0.1), (n + 1, 0.99)))
     return drawers
+
+
+@pytest.mark.parametrize(
+    ("query", "start"),
+    [
+        ("What did I tell you last October?", datetime(2026, 10, 1, tzinfo=UTC)),
+        ("What happened last November?", datetime(2025, 11, 1, tzinfo=UTC)),  # said in November: a year ago
+        ("What did I do in early May?", datetime(2026, 5, 1, tzinfo=UTC)),
+        ("What did I say last month?", datetime(2026, 10, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_named_month_is_read_with_last_too(query: str, start: datetime) -> None:
+    window = temporal.parse(query, datetime(2026, 11, 20, tzinfo=UTC))
+    assert isinstance(window, temporal.TimeWindow) and window.start == start
