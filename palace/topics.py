@@ -18,7 +18,9 @@ STOP = frozenset(
     now of off on once only or other our ours out over own same she should so some such than that the their them
     then there these they this those through to too under until up very was we were what when where which while
     who whom why will with would you your yours yourself i'm i've i'd i'll you're you'll it's that's don't can't
-    let's there's what's etc via per
+    let's there's what's etc via per he's she's he'll she'll we'll they'll we're they're we've they've he'd she'd
+    we'd they'd isn't aren't wasn't weren't doesn't didn't won't wouldn't couldn't shouldn't haven't hasn't
+    hadn't you've you'd
     hi hello hey thanks thank please yes no okay ok sure great good nice awesome amazing really actually
     definitely certainly absolutely probably maybe lot lots much many thing things stuff way ways something
     anything everything someone one ones time times day days week weeks month months year years today

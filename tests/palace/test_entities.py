@@ -831,3 +831,11 @@ def test_a_pasted_letters_pleasantries_are_not_the_title_and_a_trailing_wanted_i
     assert titles.room_title([("user", letter)]) == "Writing to follow up on the app's issues"
     meal = "I'm trying out some new meal kit services and wanted to know what else there is."
     assert titles.room_title([("user", meal)]) == "Trying out some new meal kit services"
+
+
+def test_a_closet_label_is_no_pronoun_and_verb() -> None:
+    turns = [
+        ("user", "Rachel lives in Porto now, so she'll fly in from there. She'll fly on the morning flight."),
+        ("assistant", "A morning flight from Porto works; she'll fly into Denver at noon."),
+    ]
+    assert "she'll" not in topics.topic_label(turns)
