@@ -86,6 +86,7 @@ def bars_svg(days: list[tuple[date, int]]) -> dict[str, Any]:
         "bars": bars,
         "width": len(days) * (width + gap),
         "height": height + 14,
+        "base": height + 0.5,  # the axis under the bars, where a day with no turns is
         "bar": width,
         "top": top,
         "total": sum(n for _, n in days),
