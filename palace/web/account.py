@@ -89,6 +89,7 @@ def bars_svg(days: list[tuple[date, int]]) -> dict[str, Any]:
         "base": height + 0.5,  # the axis under the bars, where a day with no turns is
         "bar": width,
         "top": top,
+        "peak": max((n for _, n in days), default=0),  # the most turns in a day (top is at least 1, to scale)
         "total": sum(n for _, n in days),
         "first": days[0][0] if days else None,
         "last": days[-1][0] if days else None,

@@ -365,3 +365,11 @@ def test_the_largest_wings_count_the_turns_of_the_rooms_that_mention_them(owner:
         row = table[table.index(f">{wing.name}</a>") :]
         assert f'<td class="count">{turns}</td>' in row[: row.index("</tr>")]
     assert empty.name not in table  # a wing with no turns is not among the largest
+
+
+def test_the_overview_chart_says_the_busiest_day_and_an_empty_month_says_none(owner: Client, room: Room) -> None:
+    turns = Drawer.objects.filter(room=room).count()  # all mined today
+    html = owner.get("/memory/overview").content.decode()
+    assert f"{turns} turns, at most {turns} a day" in html and 'class="axis"' in html
+    Drawer.objects.filter(room=room).delete()
+    assert "0 turns, at most 0 a day" in owner.get("/memory/overview").content.decode()
