@@ -47,7 +47,7 @@ from palace.entity_names import (
 from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
 from palace.entity_titles import title_case, titled_works
 from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
-from palace.gazetteers import BRANDS, gazetteer_mentions, is_dish, known_kind, personal_name
+from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, personal_name
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 
@@ -187,10 +187,6 @@ def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str |
     if kind != "organisation" or len(words) < 2 or not personal_name(name) or shape_kind(name) is not None:
         return kind
     return kind if any(common_word(w, lower_words) for w in words[1:]) else "person"
-
-
-def is_brand(name: str) -> bool:
-    return name.lower() in BRANDS or known_kind(name) is not None
 
 
 _JOINABLE = {"ORG", "PRODUCT", "PERSON", "WORK_OF_ART", "FAC"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE
-from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
+from palace.gazetteers import is_brand, personal_name, place_name
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
 # Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
@@ -206,12 +206,7 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
         return None  # "playing Beatles songs": a band's or a singer's, which the words do not tell
     if TEAM_NAME.match(name) and TEAM_GAME.match(after):
         return "organisation"
-    if (
-        METHOD_AFTER.match(after)
-        and not personal_name(name)
-        and name.lower() not in BRANDS
-        and known_kind(name) is None
-    ):
+    if METHOD_AFTER.match(after) and not personal_name(name) and not is_brand(name):
         return "topic"  # "the MoSCoW method" (not "the Marie Kondo method": she is still a person)
     if MADE_AFTER.match(after) and not place_name(name):
         return "organisation"  # "my Osprey hiking backpack": a maker before what it makes ("Hawaii sandals" no)

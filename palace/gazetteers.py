@@ -124,6 +124,11 @@ def personal_name(name: str) -> bool:
     )
 
 
+def is_brand(name: str) -> bool:
+    """A brand or a name the general-knowledge list knows ("Logitech", "Pinterest")."""
+    return name.lower() in BRANDS or known_kind(name) is not None
+
+
 # "French Art Deco", "Italian Baroque": a style or a school with the country it is of.
 NATIONALITY = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch)\s+(?=\S)")
 
