@@ -7,6 +7,8 @@ the value encoding (JSON, compact, UTF-8) live in `ledger.redis_store`.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -36,7 +38,10 @@ MESSAGE_BUSY: Final = "Working memory changed under this update too many times; 
 MESSAGE_NO_SNAPSHOT: Final = "No persisted working memory for this conversation."
 MESSAGE_NOTHING_TO_PERSIST: Final = "This conversation has no working memory to persist; the saved copy is unchanged."
 
-_CAS_ATTEMPTS: Final = 20
+_CAS_ATTEMPTS: Final = 40
+# A lost compare-and-set waits a random while before reading again, the longest wait doubling up to this cap,
+# so writers racing on one field take turns instead of one of them losing every round.
+_CAS_BACKOFF_CAP_SECONDS: Final = 0.05
 
 
 class WorkingMemoryTooLarge(ServiceError):
@@ -139,11 +144,13 @@ def working_memory_field_update(
 ) -> tuple[Any, WriteResult]:
     """Read-modify-write of one field without a lock: `update(current or _MISSING)` gives the new value,
     written only if the field is unchanged since the read (a guard in the MERGE script); a concurrent
-    change makes it read again. The size limit is checked by the same script."""
+    change makes it read again after a random, growing pause. The size limit is checked by the same script."""
     hash_key = redis_store.working_memory_key(owner_id, conversation_id)
     ttl_key = redis_store.ttl_policy_key(owner_id, conversation_id)
     with redis_store.redis_errors_as_unavailable(redis_store.MESSAGE_WM_UNAVAILABLE):
-        for _ in range(_CAS_ATTEMPTS):
+        for attempt in range(_CAS_ATTEMPTS):
+            if attempt:
+                time.sleep(random.uniform(0, min(_CAS_BACKOFF_CAP_SECONDS, 0.001 * 2**attempt)))
             raw = redis_store.get_redis().hget(hash_key, field)
             value = update(_MISSING if raw is None else redis_store.decode(str(raw)))
             guards = [(field, None if raw is None else str(raw))]
