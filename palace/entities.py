@@ -27,6 +27,7 @@ from palace.entity_kinds import (
     titled,
 )
 from palace.entity_names import (
+    ADJECTIVE_TAIL,
     ADMINISTRATIVE,
     ALIASES,
     NOT_ENTITIES,
@@ -42,6 +43,7 @@ from palace.entity_names import (
     not_a_name_here,
     split_conjunction,
     subtitle,
+    without_count,
     without_imperative,
 )
 from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
@@ -111,6 +113,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             ):
                 label = "ORG"  # "the Beatles", "the Smiths": a band or a family business, not one person
             text_of = re.split(r"\s+[-\u2013\u2014]\s+", text_of)[0]  # "ABBVIE - Signal Processing Scientist"
+            if ADJECTIVE_TAIL.search(text_of):
+                continue  # "a Beni Ourain-inspired rug": a style, not a name
+            counted = without_count(text_of, text[end : end + 20])
+            text_of, end = counted, end - (len(text_of) - len(counted))
             joined = JOINED_BY_PREPOSITION.search(text_of)
             if joined and (label not in ("WORK_OF_ART", "EVENT", "LAW") or is_brand(text_of[joined.end() :])):
                 # "Book Club on Goodreads", "Facebook into Goodreads": two names, not one
@@ -158,7 +164,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         for start, end, name in runs:  # what NER missed: "the Kawai ES110", "the Billy Bookcase"
             if any(a < end and start < b for a, b in covered) or any(a <= start < b for a, b in skip):
                 continue
-            if not_a_name_here(name, text[end : end + 60]):
+            if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
@@ -247,9 +253,11 @@ def _grown_left(text: str, start: int) -> int:
 
 
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
-# number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.").
+# number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.", "the
+# Hidrate Spark 2.0." whole, not "… Spark 2"; a version after a name is part of it, "the Hidrate Spark 2.0 data").
 NAME_TAIL = re.compile(
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}[a-zß-öø-ÿ]?)"
+    r"[\x20\t]\d{1,2}\.\d{1,2}(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:\.\d{1,2})?(?![.\d]\d)[a-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE
+from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE, brand_owned
 from palace.gazetteers import is_brand, personal_name, place_name
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
@@ -25,7 +25,8 @@ ORG_NOUNS = (
     r"(?:company|brand|startup|retailer|chain|restaurant|caf[eé]|bakery|shop|store|app|platform|website|service|"
     r"organi[sz]ation|non-?profit|charity|band|label|publisher|studio|venue|team|club|school|university|museum|"
     r"insurer|bank|airline|carrier|manufacturer|maker|firm|agency|magazine|newspaper|publication|news outlet|"
-    r"marketplace|supermarket|pharmacy)"
+    r"marketplace|supermarket|pharmacy|winery|wineries|vineyard|distillery|brewery|hotel|resort|gym|bar|pub|bistro|"
+    r"eatery|diner|pizzeria|trattoria|steakhouse)"
 )
 PLACE_NOUNS = (
     r"(?:city|cities|town|village|neighbou?rhood|district|island|region|country|countries|state|province|county|"
@@ -49,10 +50,38 @@ WORK_NOUNS = (
 # The describing words of an apposition are lower case, a hyphenated compound ("a UK-based YouTuber") or a
 # nationality ("a French brand", "an American singer"): another capitalised word there starts another name
 # ("Paris, the Paris Museum Pass").
-APPOSITION = (
-    r"^(?:,|\s+(?:is|was))\s+(?:a|an|the|one of the)\s+"
+DESCRIBING = (
+    r"\s+(?:a|an|the|one of the)\s+"
     r"(?-i:(?:[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
 )
+APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
+# A list entry's description after its name: "Sweetgreen (7-minute walk): A popular salad chain", "3. Fattoria
+# di Fèlsina - a family-run winery" (the name opens the line; "… by Angie Thomas - A powerful novel" describes
+# the title before "by").
+ENTRY_APPOSITION = r"^\s*(?:\([^()\n]{0,40}\))?\s*(?::|\s[-\u2013\u2014])" + DESCRIBING
+ENTRY_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*\u2022+][ \t]+|\d+[.)][ \t]*)?[*_\"\u201c]*$")
+# The first word for a kind of thing in the apposition says what the name is ("Dixit: A creative game where
+# players guess" is a game, whoever plays it), or the last of a compound of them ("a French film director").
+KIND_NOUN = (
+    rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS})|(?P<place>{PLACE_NOUNS})|(?P<work>{WORK_NOUNS}))\b"
+)
+APPOSED = re.compile(APPOSITION + KIND_NOUN, re.I)
+ENTRY_APPOSED = re.compile(ENTRY_APPOSITION + KIND_NOUN, re.I)
+NEXT_KIND_NOUN = re.compile(r"[ \t]+" + KIND_NOUN, re.I)
+
+
+def apposed_kind(before: str, after: str) -> str | None:
+    """The kind the apposition after a name gives it: "X, a UK-based YouTuber", "X is a French film director";
+    at a list entry's start, "X: A creative game"."""
+    match = APPOSED.search(after) or (ENTRY_APPOSED.search(after) if ENTRY_START.search(before) else None)
+    if match is None:
+        return None
+    kind, end = match.lastgroup, match.end()
+    while (head := NEXT_KIND_NOUN.match(after, end)) is not None:  # "a film director": its last noun
+        kind, end = head.lastgroup, head.end()
+    return kind
+
+
 CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*\((?:b\.\s*|c\.\s*)?\d{3,4}\s*[-\u2013]\s*(?:c\.\s*)?\d{2,4}\)"), "person"),  # (1532-1625)
     # "Sarah and I", not "… to Miami and I'm flexible": "I'm" opens a clause of its own
@@ -60,9 +89,6 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"^(?:\s+and\s+(?:I(?!['\u2019]m)|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"),
         "person",
     ),
-    (re.compile(APPOSITION + PERSON_NOUNS + r"\b", re.I), "person"),
-    (re.compile(APPOSITION + ORG_NOUNS + r"\b", re.I), "organisation"),
-    (re.compile(APPOSITION + PLACE_NOUNS + r"\b", re.I), "place"),
     # "X by Author", "X (2017) - by …"
     (
         re.compile(r"^[\"\u201d'*]*\s*(?:\(\d{4}\)\s*)?[-\u2013\u2014:]?\s*by\s+(?:[A-ZÀ-ÖØ-Þ]|the\s+[A-ZÀ-ÖØ-Þ])"),
@@ -80,6 +106,8 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     # "the Goodwill store", "Macy's website": the shop's, the app's — a business
     (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
+    # "the Chianti Classico region", "the Loop area": a part of a country or a city
+    (re.compile(r"^\s+(?:(?:wine\s+)?regions?|areas?|neighbou?rhoods?|districts?)\b"), "place"),
 )
 # The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
 # Case-sensitive inside patterns that are not: a list of names, not any words.
@@ -171,9 +199,10 @@ RECIPIENT_BEFORE = re.compile(
 RECIPIENT_AFTER = re.compile(r"^\s+(?:a|an|some|another|new|her|his|their)\s+(?!few\b|lot\b|bit\b)")
 
 
-# A capitalised word joined to the mention (not "The" or a sentence's first word): it is part of a longer name.
+# A capitalised word joined to the mention on its line (not "The" or a sentence's first word): it is part of a
+# longer name.
 PART_OF_NAME_BEFORE = re.compile(
-    r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-ZÀ-ÖØ-Þ][\w'&.-]*\s$|\b[A-ZÀ-ÖØ-Þ][\w'&.-]*\s+(?:of|for|de)\s$"
+    r"(?<![.!?:\n]\s)(?<!^)\b(?!(?:The|A|An)\s)[A-ZÀ-ÖØ-Þ][\w'&.-]*[ \t]$|\b[A-ZÀ-ÖØ-Þ][\w'&.-]*\s+(?:of|for|de)\s$"
 )
 PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 # "your HIIT game", "my Harry Potter books": a possessive before "game" or "books" is a figure of speech or a
@@ -210,6 +239,11 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
         return "topic"  # "the MoSCoW method" (not "the Marie Kondo method": she is still a person)
     if MADE_AFTER.match(after) and not place_name(name):
         return "organisation"  # "my Osprey hiking backpack": a maker before what it makes ("Hawaii sandals" no)
+    apposed = apposed_kind(before, after)
+    if apposed and not (apposed == "work" and OWNED.search(before)):
+        return apposed
+    if brand_owned(before) and not personal_name(name):
+        return "organisation"  # Behr's "Soft Chamois": a brand's colour, a maker's model
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind

@@ -69,9 +69,11 @@ EVENT_AFTER = re.compile(
     r"championship|event|exhibition|exhibit|hackathon|retreat)\b",
     re.I,
 )
-# "the Loop and River North areas": a name followed by a word for part of a city.
+# "the Loop and River North areas", "the Chianti Classico region": a name followed by a word for part of a city
+# or a country.
 AREA_AFTER = re.compile(
-    r"^(?:\s+(?:and|or)\s+[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*)*)?\s+(?:areas?|neighbou?rhoods?|districts?|quarters?)\b"
+    r"^(?:\s+(?:and|or)\s+[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*)*)?\s+(?:areas?|neighbou?rhoods?|districts?|quarters?|"
+    r"regions?)\b"
 )
 # An acronym followed or preceded by these names a degree, a test or a kind of training, not an organisation.
 FIELD_AFTER = re.compile(
@@ -94,6 +96,9 @@ BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|con
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
+# A wine estate's word first: "Fattoria di Fèlsina", "Podere Forte", "Castello di Ama", "Bodegas Muga" — a
+# winery, a business with a name (as a museum or a hotel is), not the land it is on.
+ESTATE_PREFIX = re.compile(r"^(?:Castello|Fattoria|Podere|Tenuta|Cantina|Cantine|Bodegas?|Quinta|Weingut|Domaine)\s")
 PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of)\s")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
@@ -159,6 +164,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "project"
     if not quoted and BAND_PLURAL_AFTER.search(after) and kind in ("person", "organisation", "work"):
         return "organisation" if kind != "person" or name.endswith("s") else "person"
+    if (quoted or kind == "work") and brand_owned(before):
+        return "organisation"  # Behr's "Soft Chamois": a brand's product line, not a title
     if quoted or (WORK_CUE.search(before) and not (kind == "person" and after.startswith(("'s", "\u2019s")))):
         return "work"  # not "read George Orwell's 1984": the work is what the person's name owns
     if kind == "person":
@@ -175,9 +182,22 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         and PLACE_CUE.search(before)
         and not NOT_PLACE_CUE.search(before)
         and not ORG_SUFFIX.search(name)
+        and not ESTATE_PREFIX.match(name)
     ):
         return "place"  # "in Odaiba": the small model's ORG for a district it does not know
     return kind
+
+
+# The owner before a quoted name: Benjamin Moore's "Sand Dune", Farrow & Ball's "Elephant's Breath".
+OWNER_BEFORE = re.compile(
+    r"([A-ZÀ-ÖØ-Þ][\w.-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w.-]*){0,3})(?:'s|\u2019s|'|\u2019)\s*[\"\u201c]?$"
+)
+
+
+def brand_owned(before: str) -> bool:
+    """Whether the words before a quoted name are a brand's possessive (a paint's colour, a maker's model)."""
+    owner = OWNER_BEFORE.search(before)
+    return owner is not None and (owner.group(1).lower() in BRANDS or known_kind(owner.group(1)) == "organisation")
 
 
 CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+v(?:s)?\.\s+[A-ZÀ-ÖØ-Þ]")
@@ -204,11 +224,12 @@ EPONYM_TAIL = (
 # A war of history or a way of doing things, which a person files as a subject: "World War II", "the Cold War",
 # "the Pomodoro Technique", "the Montessori Method", "the Mediterranean Diet", "the Eisenhower Matrix" (not a
 # novel's "The Poppy War", nor the film "The Matrix"), "the Civil Rights Movement", "the Dewey Decimal System"
-# ("… Systems" is a company; a revolution is an event or a subject as the labels take it, and is left to spaCy).
+# ("… Systems" is a company; a revolution is an event or a subject as the labels take it, and is left to spaCy),
+# "the Ming Dynasty", "the Victorian Era".
 SUBJECT_SUFFIX = re.compile(
     r"\b(?:(?:World|Civil|Cold|Vietnam|Korean|Gulf|Iraq|Crimean|Boer|Trojan|Napoleonic|Punic|Peloponnesian|"
     r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?|Method|Technique|Diet|"
-    r"(?<!The )Matrix|(?<=\w )(?:Movement|System))$"
+    r"(?<!The )Matrix|(?<=\w )(?:Movement|System|Dynasty|Era))$"
 )
 EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
 
@@ -232,8 +253,8 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
-    if DENOMINATION.match(name) or FOOD_VENUE.search(name):
-        return "organisation"  # "the Catholic Church"; "The Ship Rock Grille", whatever the label
+    if DENOMINATION.match(name) or FOOD_VENUE.search(name) or ESTATE_PREFIX.match(name):
+        return "organisation"  # "the Catholic Church"; "The Ship Rock Grille", "Podere Forte", whatever the label
     if place_shaped(name) and label in (
         "ORG",
         "PERSON",
@@ -297,8 +318,8 @@ def shape_kind(name: str) -> str | None:
         return "person"
     if EVENT_SUFFIX.search(name):
         return "work"
-    if DENOMINATION.match(name):
-        return "organisation"  # "the Catholic Church": a body, not a building
+    if DENOMINATION.match(name) or ESTATE_PREFIX.match(name):
+        return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery
     if place_shaped(name):
         return "place"
     if PROJECT_SUFFIX.search(name):

@@ -308,18 +308,20 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
 
 
 # What follows a capitalised word and makes it a style of something, not a name: "Hatha or Yin yoga",
-# "Earl Grey tea", "Vinyasa flow". spaCy's small model reads such a word as a person.
+# "Earl Grey tea", "Vinyasa flow", the "Ghost Pepper" wings. spaCy's small model reads such a word as a person.
 STYLE_OF = re.compile(
-    r"^(?:(?:,|\s+or|\s+and|\s*/)\s*[A-ZÀ-ÖØ-Þ][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
-    r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wine|grapes?|"
+    r"^[\"\u201d'\u2019]?(?:(?:,|\s+or|\s+and|\s*/)\s*[A-ZÀ-ÖØ-Þ][\w-]*)*\s+(?:yoga|flow|poses?|styles?|stitch|knot|braid|breed|tea|blend|"
+    r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wines?|grapes?|blends|"
     r"spritzers?|cocktails?|recipes?|dish(?:es)?|drinks?|beers?|liquor|smoothies?|salads?|soups?|dumplings|noodles|"
-    r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?)\b"
+    r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?|wings|fries|tacos|"
+    r"burgers?|pizzas?|sandwich(?:es)?|ramen|sushi|chili|peppers?|flavou?rs?)\b"
 )
-# A quoted or named thing followed by a word for a part of an app or a layout: "the "Quick Add" feature", "the
-# Today view", "in Table format".
+# A quoted or named thing followed by a word for a part of an app, a layout or a party's theme: "the "Quick Add"
+# feature", "the Today view", "in Table format", "the Jungle Adventure theme".
 UI_ELEMENT_AFTER = re.compile(
     r"^[\"\u201d']?\s+(?:feature|button|view|tab|menu|option|mode|function|setting|settings|screen|icon|toggle|"
-    r"filter|shortcut|template|widget|command|field|panel|toolbar|sidebar|dashboard|wizard|tool|format|layout)s?\b",
+    r"filter|shortcut|template|widget|command|field|panel|toolbar|sidebar|dashboard|wizard|tool|format|layout|"
+    r"theme)s?\b",
     re.I,
 )
 # A name followed by a version and another capitalised word is the start of a longer name: "Java SE 11
@@ -332,10 +334,21 @@ SUBTITLE = re.compile(
 )
 
 
-# "Tteokbokki-inspired rice cakes", "Korean-style": a word made into an adjective names a style, not a thing.
-ADJECTIVE_SUFFIX = re.compile(
-    r"^-(?:inspired|style|styled|themed|flavou?red|based|like|esque|infused|shaped|type)\b", re.I
+# "Tteokbokki-inspired rice cakes", "Korean-style": a word made into an adjective names a style, not a thing
+# (after the name, or inside the small model's span: "a Beni Ourain-inspired rug").
+_ADJECTIVE_ENDINGS = r"-(?:inspired|style|styled|themed|flavou?red|based|like|esque|infused|shaped|type)"
+ADJECTIVE_SUFFIX = re.compile(rf"^{_ADJECTIVE_ENDINGS}\b", re.I)
+ADJECTIVE_TAIL = re.compile(rf"{_ADJECTIVE_ENDINGS}$", re.I)
+# "from New York to Boston 3 times": a count after a name is not part of it.
+COUNTED = re.compile(
+    r"^\s+(?:times|days|weeks|months|years|hours|minutes|nights|people|guests|miles|km|kilometres|kilometers)\b", re.I
 )
+TRAILING_NUMBER = re.compile(r"\s+\d+$")
+
+
+def without_count(name: str, after: str) -> str:
+    """The name without a number that counts what follows it ("Boston 3 times" -> "Boston")."""
+    return TRAILING_NUMBER.sub("", name) if COUNTED.match(after) else name
 
 
 def not_a_name_here(name: str, after: str) -> bool:

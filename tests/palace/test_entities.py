@@ -839,3 +839,40 @@ def test_a_closet_label_is_no_pronoun_and_verb() -> None:
         ("assistant", "A morning flight from Porto works; she'll fly into Denver at noon."),
     ]
     assert "she'll" not in topics.topic_label(turns)
+
+
+def test_a_brands_quoted_colour_or_model_is_the_brands_and_paint_makers_are_organisations() -> None:
+    turns = [
+        ("user", 'I narrowed the hallway down to Behr\'s "Hale Navy" and Valspar\'s "Bistro White".'),
+        ("user", 'My neighbour swears by Benjamin Moore, and I\'m reading "The Color Master" by Anna Reyes.'),
+    ]
+    found = _kinds(turns)
+    assert (found.get("Hale Navy"), found.get("Bistro White")) == ("organisation", "organisation")
+    assert found.get("Benjamin Moore") == "organisation" and found.get("The Color Master") == "work"
+
+
+def test_a_list_entrys_description_after_a_colon_or_dash_and_wine_estates_set_the_kind() -> None:
+    turns = [
+        ("user", "We're booking a tasting at Tenuta San Guido, then lunch in the Langhe region."),
+        ("assistant", "1. Verdella (two blocks away): A small vegetarian eatery.\n2. Verdella - a calm spot."),
+        ("user", "I think I'll try Verdella for lunch, and Marta Quill for dinner."),
+        ("user", "My essay is on the Song Dynasty. I'm also curious about Quillo."),
+        ("assistant", "**Quillo**: A creative game where players guess a card. Quillo is fun."),
+    ]
+    found = _kinds(turns)
+    assert found.get("Quillo") == "work"  # the game's players are not what it is
+    assert found.get("Tenuta San Guido") == "organisation" and found.get("Verdella") == "organisation"
+    assert found.get("Langhe") == "place" and found.get("Song Dynasty") == "topic"
+
+
+def test_a_count_or_a_style_after_a_name_is_not_part_of_it_and_a_version_is() -> None:
+    turns = [
+        ("user", "I've flown to Denver 4 times this year, and I want a Frida Kahlo-inspired mural at home."),
+        ("user", "I love Super Tuscan wines. I bought the Oura Ring 3.0 and check the Oura Ring 3.0 data daily."),
+        ("user", 'I\'ll try the new flavor at Wingstop, the "Dragon Breath" wings.'),
+        ("user", "For the shower I like the Safari Sunrise theme, and the Safari Sunrise theme suits the cake."),
+    ]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert {"Denver", "Oura Ring 3.0", "Wingstop"} <= names
+    assert not names & {"Denver 4", "Oura Ring 3", "Oura Ring", "Super Tuscan", "Dragon Breath", "Safari Sunrise"}
+    assert not any(name.endswith("-inspired") for name in names)
