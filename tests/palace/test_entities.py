@@ -148,7 +148,7 @@ def _kinds_of(turns: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def test_a_style_word_before_a_common_noun_is_not_a_person() -> None:
-    found = _kinds(
+    found = _kinds_of(
         [
             ("user", "Should I start with something gentle like Hatha or Yin yoga? I drink Earl Grey tea after."),
             ("user", "I've been playing bluesy riffs lately, inspired by Dan Auerbach's style."),
@@ -170,26 +170,26 @@ def test_a_part_of_an_app_or_a_fragment_of_a_longer_name_is_not_a_wing() -> None
             'The "Quick Add" feature is fast; the Oracle Certified Associate, Java SE 8 Programmer is easier.',
         ),
     ]
-    assert not {"Quick Add", "Java SE"} & set(_kinds(turns))
+    assert not {"Quick Add", "Java SE"} & set(_kinds_of(turns))
 
 
 def test_a_title_and_its_subtitle_are_one_work() -> None:
-    found = _kinds([("user", "Thanks for the recs! I've been thinking about checking out Narcos: Mexico next.")])
+    found = _kinds_of([("user", "Thanks for the recs! I've been thinking about checking out Narcos: Mexico next.")])
     assert found.get("Narcos: Mexico") == "work" and not {"Narcos", "Mexico"} & set(found)
-    found = _kinds([("user", "Trip notes\nParis: Louvre first, then lunch with Rachel.")])
+    found = _kinds_of([("user", "Trip notes\nParis: Louvre first, then lunch with Rachel.")])
     assert "Paris: Louvre" not in found  # a "Label: value" line, not a title
 
 
 def test_a_chain_hotel_keeps_its_brand_and_a_painting_keeps_its_painter_apart() -> None:
-    found = _kinds([("user", "We are staying at the Courtyard by Marriott Isla Verde Beach Resort in July.")])
+    found = _kinds_of([("user", "We are staying at the Courtyard by Marriott Isla Verde Beach Resort in July.")])
     assert found.get("Courtyard by Marriott Isla Verde Beach Resort") == "organisation"
     assert "Marriott Isla Verde Beach Resort" not in found
-    found = _kinds([("user", "I finally saw the Mona Lisa by Leonardo da Vinci in Paris.")])
+    found = _kinds_of([("user", "I finally saw the Mona Lisa by Leonardo da Vinci in Paris.")])
     assert not any(" by " in name for name in found)
 
 
 def test_well_known_publications_and_franchises_get_their_kind() -> None:
-    found = _kinds(
+    found = _kinds_of(
         [
             ("user", "I've recently started reading The New Yorker and The Economist, and I'm enjoying them."),
             ("user", "I'm interested in learning more about The Atlantic. My son loves Star Wars too."),
@@ -202,7 +202,7 @@ def test_well_known_publications_and_franchises_get_their_kind() -> None:
 
 
 def test_the_words_around_a_name_set_its_kind() -> None:
-    found = _kinds(
+    found = _kinds_of(
         [
             ("user", "I met a product manager from Google at the TechX conference last month."),
             ("user", "I think I'll look into the Loop and River North areas for the hotel."),
@@ -215,12 +215,12 @@ def test_the_words_around_a_name_set_its_kind() -> None:
     assert found.get("Loop", found.get("The Loop")) == "place"
     assert found.get("Beatles") == "organisation"
     assert "Simple and Sincere" not in found  # a quoted phrase, not a title
-    found = _kinds([("user", "Is the Chicago event worth it? I'd bring a Starbucks roast for the road.")])
+    found = _kinds_of([("user", "Is the Chicago event worth it? I'd bring a Starbucks roast for the road.")])
     assert found.get("Chicago") == "place" and found.get("Starbucks") == "organisation"
 
 
 def test_a_lower_case_product_name_is_found_and_a_common_word_is_not() -> None:
-    found = _kinds([("user", "Give me a bolognese recipe using an instant pot, and some instant coffee ideas.")])
+    found = _kinds_of([("user", "Give me a bolognese recipe using an instant pot, and some instant coffee ideas.")])
     assert found.get("Instant Pot") == "organisation" and "Instant" not in found
 
 
@@ -229,7 +229,7 @@ def test_an_abbreviation_with_one_lower_case_letter_is_not_a_camel_case_name() -
 
 
 def test_an_acronym_for_a_degree_or_a_kind_of_training_is_a_topic() -> None:
-    found = _kinds(
+    found = _kinds_of(
         [
             ("user", "Compare the syllabus for MBBS and BAMS in Nepal. What are the prospects of BAMS graduates?"),
             ("user", "I've been doing HIIT workouts three times a week."),
@@ -248,7 +248,7 @@ def test_an_abbreviation_is_not_a_name_and_the_tail_of_a_known_name_is_not_anoth
         ("assistant", "The shuttle from the Courtyard by Marriott Isla Verde Beach Resort is free."),
         ("assistant", "Breakfast at the Courtyard by Marriott Isla Verde Beach Resort starts at seven."),
     ]
-    found = _kinds(turns)
+    found = _kinds_of(turns)
     assert "RnD" not in found and "Marriott Isla Verde Beach Resort" not in found
     assert "Courtyard by Marriott Isla Verde Beach Resort" in found
 
@@ -302,10 +302,6 @@ def test_a_turn_that_does_not_capitalise_proves_nothing_about_capitals() -> None
         ]
     )
     assert kinds.get("Hollywood") == "place" and "Musso & Frank Grill" in kinds
-
-
-def _kinds(turns: list[tuple[str, str]]) -> dict[str, str]:
-    return {entity.name: entity.kind for entity in conversation_entities(turns)}
 
 
 def test_titles_said_around_possessives_apostrophes_and_quotes_are_whole() -> None:
@@ -641,27 +637,31 @@ def test_a_pasted_document_is_read_for_names_in_its_first_part() -> None:
 
 
 def test_names_known_by_their_shape_or_their_list_get_found_with_their_kind() -> None:
-    found = _kinds([("user", "I've been reading about Fermat's Last Theorem and how it shaped number theory.")])
+    found = _kinds_of([("user", "I've been reading about Fermat's Last Theorem and how it shaped number theory.")])
     assert found == {"Fermat's Last Theorem": "topic"}  # one result named after someone, not "Fermat" + "Last Theorem"
-    found = _kinds([("user", "My favorite artists are Kendrick Lamar and J. Cole, honestly.")])
+    found = _kinds_of([("user", "My favorite artists are Kendrick Lamar and J. Cole, honestly.")])
     assert found.get("J. Cole") == "person"  # the small model misses a name with an initial
-    found = _kinds([("user", "I took my camera on three trips to Yellowstone, Yosemite, and the Grand Canyon.")])
+    found = _kinds_of([("user", "I took my camera on three trips to Yellowstone, Yosemite, and the Grand Canyon.")])
     assert found.get("Yosemite") == "place"  # a list's third name, of the kind of the two found
-    found = _kinds([("user", "Give me 30 naming ideas for a baby website in Table format.")])
+    found = _kinds_of([("user", "Give me 30 naming ideas for a baby website in Table format.")])
     assert "Table" not in found  # a layout, not a place
-    found = _kinds([("user", "My best trips were to Paris, Rome, and Home for the holidays.")])
+    found = _kinds_of([("user", "My best trips were to Paris, Rome, and Home for the holidays.")])
     assert found.get("Paris") == "place" and found.get("Rome") == "place" and "Home" not in found  # a common word
 
 
 def test_what_is_said_around_a_name_and_known_makers_set_its_kind() -> None:
-    found = _kinds([("user", "Should I buy Delsey or Rimowa?"), ("assistant", "Delsey is a French brand.")])
+    found = _kinds_of([("user", "Should I buy Delsey or Rimowa?"), ("assistant", "Delsey is a French brand.")])
     assert found.get("Delsey") == "organisation"  # a nationality before the noun of an apposition
-    assert _kinds([("user", "I'm donating some old clothes to Goodwill this weekend.")]) == {"Goodwill": "organisation"}
-    assert _kinds([("user", "I love my new Levi's jeans, they fit great.")]) == {"Levi's": "organisation"}
-    found = _kinds([("user", "Should I use Google Photos or Adobe Creative Cloud for storage?")])
+    assert _kinds_of([("user", "I'm donating some old clothes to Goodwill this weekend.")]) == {
+        "Goodwill": "organisation"
+    }
+    assert _kinds_of([("user", "I love my new Levi's jeans, they fit great.")]) == {"Levi's": "organisation"}
+    found = _kinds_of([("user", "Should I use Google Photos or Adobe Creative Cloud for storage?")])
     assert found.get("Adobe Creative Cloud") == "organisation"  # a maker's product, not a person
-    assert _kinds([("user", "How do I implement a random forest in Python using pandas?")]) == {"Python": "topic"}
-    assert _kinds([("user", "I'm interested in French Art Deco design for my living room.")]) == {"Art Deco": "topic"}
+    assert _kinds_of([("user", "How do I implement a random forest in Python using pandas?")]) == {"Python": "topic"}
+    assert _kinds_of([("user", "I'm interested in French Art Deco design for my living room.")]) == {
+        "Art Deco": "topic"
+    }
     assert cue_kind("", " believed that everything is determined") == "person"  # what only a person does
     assert cue_kind("contrast it with ", "'s philosophy") == "person"
     assert cue_kind("check with your local ", " store first") == "organisation"
@@ -669,21 +669,23 @@ def test_what_is_said_around_a_name_and_known_makers_set_its_kind() -> None:
 
 
 def test_an_app_or_a_language_in_one_word_and_subjects_of_history_or_method_are_found() -> None:
-    assert _kinds([("user", "I've been using Citymapper, but the train delays are still bad.")]) == {
+    assert _kinds_of([("user", "I've been using Citymapper, but the train delays are still bad.")]) == {
         "Citymapper": "organisation"
     }
-    assert _kinds([("user", "I'm interested in using Python for a data project.")]) == {"Python": "topic"}
-    assert _kinds([("user", "I've been using Merlin Bird ID and iBird Pro lately.")]).get("iBird Pro") == "organisation"
-    assert _kinds([("user", "I am using Monday to plan the week.")]) == {}  # a weekday is no app
-    found = _kinds([("user", "How did the Allies win World War II? I also use the Pomodoro Technique to study.")])
+    assert _kinds_of([("user", "I'm interested in using Python for a data project.")]) == {"Python": "topic"}
+    assert (
+        _kinds_of([("user", "I've been using Merlin Bird ID and iBird Pro lately.")]).get("iBird Pro") == "organisation"
+    )
+    assert _kinds_of([("user", "I am using Monday to plan the week.")]) == {}  # a weekday is no app
+    found = _kinds_of([("user", "How did the Allies win World War II? I also use the Pomodoro Technique to study.")])
     assert found.get("World War II") == "topic" and found.get("Pomodoro Technique") == "topic"
-    found = _kinds([("user", "I loved The Fifth Season and The Poppy War, both great books.")])
+    found = _kinds_of([("user", "I loved The Fifth Season and The Poppy War, both great books.")])
     assert found.get("The Poppy War") == "work"  # a novel's title, not a war
-    found = _kinds(
+    found = _kinds_of(
         [("user", "I got a rare 1913 Liberty Head nickel."), ("assistant", "Your Liberty Head nickel is a gem.")]
     )
     assert found.get("Liberty Head") == "work"  # a coin, not a person
-    assert _kinds([("user", "I'm hosting dinner: a Summer Sunset Spritz and Goat Cheese Crostini.")]) == {}
+    assert _kinds_of([("user", "I'm hosting dinner: a Summer Sunset Spritz and Goat Cheese Crostini.")]) == {}
 
 
 def test_a_name_the_assistant_repeats_passes_the_same_filters_and_loses_its_determiner() -> None:
@@ -694,48 +696,51 @@ def test_a_name_the_assistant_repeats_passes_the_same_filters_and_loses_its_dete
             'I love "Summer Sunset Spritz"! Serve the Summer Sunset Spritz cold; Summer Sunset Spritz is set.',
         ),
     ]
-    assert "Summer Sunset Spritz" not in _kinds(turns)  # a drink, even when the assistant repeats it
-    found = _kinds([("user", "Could the Saints win another Super Bowl soon? We saw a show at the Hollywood Bowl.")])
+    assert "Summer Sunset Spritz" not in _kinds_of(turns)  # a drink, even when the assistant repeats it
+    found = _kinds_of([("user", "Could the Saints win another Super Bowl soon? We saw a show at the Hollywood Bowl.")])
     assert "Super Bowl" in found and "another Super Bowl" not in found and "Hollywood Bowl" in found
 
 
 def test_a_date_a_postscript_a_shouted_word_and_a_gift_exchange_are_no_names() -> None:
-    assert "Liam 3/12" not in _kinds([("user", 'Would a onesie with "Little Liam" or "Liam 3/12" be cute?')])
-    assert _kinds([("user", "Write the P.S and the next email, about the office Secret Santa.")]) == {}
-    found = _kinds([("user", "Dispel the most common and UNCOMMON myths. I work with UNESCO and NASA.")])
+    assert "Liam 3/12" not in _kinds_of([("user", 'Would a onesie with "Little Liam" or "Liam 3/12" be cute?')])
+    assert _kinds_of([("user", "Write the P.S and the next email, about the office Secret Santa.")]) == {}
+    found = _kinds_of([("user", "Dispel the most common and UNCOMMON myths. I work with UNESCO and NASA.")])
     assert "UNCOMMON" not in found and found.get("UNESCO") == "organisation" and found.get("NASA") == "organisation"
 
 
 def test_hashtags_list_lines_and_a_brand_word_inside_another_name_are_no_wings() -> None:
-    found = _kinds([("user", "I tag my runs with #MorningMiles and #TrailLife. Does that help my reach on Instagram?")])
+    found = _kinds_of(
+        [("user", "I tag my runs with #MorningMiles and #TrailLife. Does that help my reach on Instagram?")]
+    )
     assert found == {"Instagram": "organisation"}
-    found = _kinds(
+    found = _kinds_of(
         [("user", "Top reasons for the rent rise:\n\n1. Interest Rates\n2. Housing Supply\n3. Zoning rules.")]
     )
     assert not any(name.startswith(("Housing", "Interest")) for name in found)
     text = "I'll call them the Target Group below. The target group is retirees. Then shopping at Target."
-    found = _kinds([("user", text)])
+    found = _kinds_of([("user", text)])
     assert found == {"Target": "organisation"}  # the shop, not the "Target Group" heading word
-    assert _kinds([("user", "I'll call them the Target Group below. The target group is retirees.")]) == {}
-    found = _kinds([("user", "I keep both on Linkedin And Instagram.")])
+    assert _kinds_of([("user", "I'll call them the Target Group below. The target group is retirees.")]) == {}
+    found = _kinds_of([("user", "I keep both on Linkedin And Instagram.")])
     assert {name.lower(): kind for name, kind in found.items()}.get("linkedin") == "organisation"
 
 
 def test_initials_and_two_names_a_trip_destination_and_teams_played() -> None:
-    found = _kinds([("user", "I just bought a signed copy of E. Annie Proulx's novel for my shelf.")])
+    found = _kinds_of([("user", "I just bought a signed copy of E. Annie Proulx's novel for my shelf.")])
     assert found.get("E. Annie Proulx") == "person"
-    found = _kinds([("user", "We got back from a camping trip to Zion with the kids on Sunday.")])
+    found = _kinds_of([("user", "We got back from a camping trip to Zion with the kids on Sunday.")])
     assert found.get("Zion") == "place"
     turns = [
         ("user", "Did you see the Bears game on Sunday? The Bears game had me yelling."),
         ("assistant", "That Bears game was tense!"),
     ]
-    assert _kinds(turns).get("Bears") == "organisation"  # a team's game, not a video game
+    assert _kinds_of(turns).get("Bears") == "organisation"  # a team's game, not a video game
     assert (
-        _kinds([("user", "We watched with Dad, and the win against the Bears felt great.")])["Bears"] == "organisation"
+        _kinds_of([("user", "We watched with Dad, and the win against the Bears felt great.")])["Bears"]
+        == "organisation"
     )
     story = [("user", "Write the ending where Tilly celebrates her victory over Grimshaw, who had tricked her.")]
-    assert _kinds(story).get("Grimshaw") != "organisation"  # a victory over someone in a story is no team
+    assert _kinds_of(story).get("Grimshaw") != "organisation"  # a victory over someone in a story is no team
 
 
 def test_an_insurer_is_an_organisation_and_mixed_drinks_or_thai_dishes_are_no_wings() -> None:
@@ -743,15 +748,15 @@ def test_an_insurer_is_an_organisation_and_mixed_drinks_or_thai_dishes_are_no_wi
         ("user", "I'm comparing Chubb and Beazley for my guitar collection."),
         ("assistant", "Beazley is a specialist insurer, and Chubb is a large insurer."),
     ]
-    assert _kinds(turns).get("Beazley") == "organisation"
-    found = _kinds([("user", "For the party I'll make a Cucumber Basil Fizz and order Pad See Ew from Uber Eats.")])
+    assert _kinds_of(turns).get("Beazley") == "organisation"
+    found = _kinds_of([("user", "For the party I'll make a Cucumber Basil Fizz and order Pad See Ew from Uber Eats.")])
     assert "Cucumber Basil Fizz" not in found and "Pad See Ew" not in found
 
 
 def test_one_brand_word_before_what_it_makes_is_found() -> None:
-    found = _kinds([("user", "I've been loving my new Weber gas grill for quick dinners.")])
+    found = _kinds_of([("user", "I've been loving my new Weber gas grill for quick dinners.")])
     assert found == {"Weber": "organisation"}  # the small model misses it
-    found = _kinds(
+    found = _kinds_of(
         [("user", "My old Osprey hiking backpack tore, so I ordered a Manfrotto tripod. Rachel's bag is fine.")]
     )
     assert found.get("Osprey") == "organisation" and found.get("Manfrotto") == "organisation"  # not people
@@ -763,17 +768,17 @@ def test_a_shop_things_come_from_is_an_organisation_and_a_place_before_a_thing_s
         ("user", "I got a new pair of loafers from Ecco last week."),
         ("assistant", "Congrats on the loafers from Ecco!"),
     ]
-    assert _kinds(turns).get("Ecco") == "organisation"
+    assert _kinds_of(turns).get("Ecco") == "organisation"
     turns = [
         ("user", "I bought my sandals on a trip to Hawaii in 2019."),
         ("assistant", "Hawaii sandals are great; a cobbler can fix your Hawaii sandals."),
     ]
-    assert _kinds(turns).get("Hawaii") == "place"
+    assert _kinds_of(turns).get("Hawaii") == "place"
 
 
 def test_names_after_the_word_for_who_they_are_are_people() -> None:
     text = "My coworker Dana just had twin boys, Milo and Theo, and her baby girl Ava turned one."
-    found = _kinds([("user", text)])
+    found = _kinds_of([("user", text)])
     assert {name: found.get(name) for name in ("Milo", "Theo", "Ava")} == dict.fromkeys(
         ("Milo", "Theo", "Ava"), "person"
     )
@@ -785,7 +790,7 @@ def test_a_named_method_or_matrix_is_a_topic_and_the_person_behind_one_stays_a_p
         ("assistant", "The MoSCoW method sorts tasks; the Pareto principle helps too."),
         ("user", "I also like the Marie Kondo method for my closet."),
     ]
-    found = _kinds(turns)
+    found = _kinds_of(turns)
     assert found.get("MoSCoW") == "topic" and found.get("Marie Kondo") == "person"
 
 
@@ -794,7 +799,7 @@ def test_a_movement_or_a_system_of_ideas_is_a_topic() -> None:
         ("user", "I'm reading about the Civil Rights Movement for my history class."),
         ("user", "Our library still shelves by the Dewey Decimal System, which I like."),
     ]
-    found = _kinds(turns)
+    found = _kinds_of(turns)
     assert [found.get(n) for n in ("Civil Rights Movement", "Dewey Decimal System")] == ["topic", "topic"]
 
 
@@ -817,12 +822,12 @@ def test_an_answers_numbered_option_and_a_degree_are_no_wings_and_an_itinerarys_
 
 def test_a_way_of_working_before_what_it_is_is_a_topic_and_a_brands_board_stays_the_brand() -> None:
     turns = [("user", "I'm making a Gantt chart and a Kanban board for work, and pinning ideas to my Pinterest board.")]
-    found = _kinds(turns)
+    found = _kinds_of(turns)
     assert (found.get("Gantt"), found.get("Kanban"), found.get("Pinterest")) == ("topic", "topic", "organisation")
 
 
 def test_waterfalls_shrines_and_pagodas_are_places() -> None:
-    found = _kinds([("user", "We hiked to the Bua Tong Sticky Waterfall, then the Meiji Shrine and Fox Glacier.")])
+    found = _kinds_of([("user", "We hiked to the Bua Tong Sticky Waterfall, then the Meiji Shrine and Fox Glacier.")])
     assert [found.get(n) for n in ("Bua Tong Sticky Waterfall", "Meiji Shrine", "Fox Glacier")] == ["place"] * 3
 
 
@@ -846,7 +851,7 @@ def test_a_brands_quoted_colour_or_model_is_the_brands_and_paint_makers_are_orga
         ("user", 'I narrowed the hallway down to Behr\'s "Hale Navy" and Valspar\'s "Bistro White".'),
         ("user", 'My neighbour swears by Benjamin Moore, and I\'m reading "The Color Master" by Anna Reyes.'),
     ]
-    found = _kinds(turns)
+    found = _kinds_of(turns)
     assert (found.get("Hale Navy"), found.get("Bistro White")) == ("organisation", "organisation")
     assert found.get("Benjamin Moore") == "organisation" and found.get("The Color Master") == "work"
 
@@ -859,7 +864,7 @@ def test_a_list_entrys_description_after_a_colon_or_dash_and_wine_estates_set_th
         ("user", "My essay is on the Song Dynasty. I'm also curious about Quillo."),
         ("assistant", "**Quillo**: A creative game where players guess a card. Quillo is fun."),
     ]
-    found = _kinds(turns)
+    found = _kinds_of(turns)
     assert found.get("Quillo") == "work"  # the game's players are not what it is
     assert found.get("Tenuta San Guido") == "organisation" and found.get("Verdella") == "organisation"
     assert found.get("Langhe") == "place" and found.get("Song Dynasty") == "topic"
