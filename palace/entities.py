@@ -38,6 +38,7 @@ from palace.entity_names import (
     is_people_plural,
     is_plausible,
     is_term,
+    is_trade_term,
     key,
     lowercase_vocabulary,
     not_a_name_here,
@@ -316,6 +317,7 @@ def conversation_entities(
             or (is_dish(name) and shape_kind(name) is None)  # "Caesar Salad", not "Super Bowl" or "Hollywood Bowl"
             or is_people_plural(name, context)
             or is_identifier(name, identifiers)
+            or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"
         )
 
     entities = [e for e in drop_derived(merge_aliases(counted)) if kept(e)]

@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from palace.entity_kinds import EVENT_SUFFIX
+from palace.entity_kinds import EVENT_SUFFIX, shape_kind
 from palace.gazetteers import BRANDS, is_variety, known_kind
 from palace.topics import generic_words
 
@@ -115,7 +115,11 @@ def clean(text: str, *, keep_article: bool = False) -> str:
         text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")
     text = ADMINISTRATIVE.sub("", text)  # "the State of New South Wales": the place is New South Wales
     text = TRAILING_PARTICLE.sub("", text)  # "The Killers at": the small model ran on into the sentence
+    text = UNCLOSED_BRACKET.sub("", text)  # "World Health Organization (WHO": its abbreviation, cut short
     return TRAILING.sub("", text).strip()
+
+
+UNCLOSED_BRACKET = re.compile(r"\s*\([^()]*$")
 
 
 def split_conjunction(name: str, text: str) -> list[str]:
@@ -234,6 +238,13 @@ def word_forms(words: Sequence[str]) -> list[str]:
     return [w for w in bare if w.isalpha()]
 
 
+def everyday_words(name: str, lower_words: set[str]) -> bool:
+    """Whether every word of `name` is one of everyday English: the conversation writes it in lower case, or
+    the shipped background list has it ("Paris, Rome, and Home"; "Quality of Service")."""
+    common = generic_words()
+    return all(common_word(word, lower_words) or word.lower() in common for word in word_forms(name.split()))
+
+
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
@@ -305,6 +316,42 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
     words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-zß-öø-ÿ]*" for letter in letters)
     spelled = re.compile(rf"(?<![A-Za-z]){words}(?![A-Za-z])")
     return any(spelled.search(text) for _, text in turns)
+
+
+# A name in capitals followed by its own abbreviation in brackets: "Quality of Service (QoS)", "Keyword
+# Difficulty (KD)", "Key Performance Indicators (KPIs)".
+_SMALL_WORDS = frozenset("of the and for in on to a an".split())
+# A word for a body, which a term of a trade does not hold before its "of": "World Health Organization (WHO)",
+# "Department of Education (DOE)" are bodies, "Quality of Service (QoS)" is what a service gives.
+BODY_WORD = re.compile(
+    r"\b(?:Organi[sz]ation|Association|Agency|Administration|Institute|Foundation|Department|Bureau|Commission|"
+    r"Council|Committee|Federation|Union|Society|University|College|Bank|Fund|Authority|Board|Corporation|Company|"
+    r"Party|League|Alliance|Coalition|Ministry|Office|Court|Service)\b"
+)
+
+
+def is_spelled_out(name: str, context: str) -> bool:
+    """Whether the conversation gives `name` its abbreviation in brackets."""
+    initials = "".join(w[0] for w in name.split() if w.lower() not in _SMALL_WORDS).upper()
+    if len(initials) < 2:
+        return False
+    for match in re.finditer(re.escape(name) + r"\s*\(\s*([A-Za-z]{2,8})\s*\)", context):
+        if "".join(c for c in match.group(1) if c.isupper()) in (initials, initials + "S"):
+            return True
+    return False
+
+
+def is_trade_term(name: str, context: str, lower_words: set[str]) -> bool:
+    """A term of a trade, introduced the way a text introduces one: everyday words in capitals, then their
+    abbreviation in brackets ("Quality of Service (QoS)"). A body's or a place's name so introduced stays a
+    name: "World Health Organization (WHO)", "American Museum of Natural History (AMNH)"."""
+    head = name.split(" of ")[0]  # what a term is "of" does not make it a body
+    return (
+        is_spelled_out(name, context)
+        and everyday_words(name, lower_words)
+        and shape_kind(head) is None
+        and not BODY_WORD.search(head)
+    )
 
 
 # What follows a capitalised word and makes it a style of something, not a name: "Hatha or Yin yoga",

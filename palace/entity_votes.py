@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind
 from palace.entity_kinds import shape_kind
-from palace.entity_names import NOT_ENTITIES, common_word, generic_words, is_plausible, word_forms
+from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind
 
 
@@ -138,5 +138,4 @@ def plausible_listed(name: str, lower_words: set[str]) -> bool:
     words = name.split()
     if words[0].lower() in NOT_ENTITIES or not is_plausible(name, "ORG", lower_words):
         return False
-    common = generic_words()  # "Paris, Rome, and Home": a word of everyday English is no name in a list
-    return not all(common_word(word, lower_words) or word.lower() in common for word in word_forms(words))
+    return not everyday_words(name, lower_words)  # "Paris, Rome, and Home": a word of everyday English is no name

@@ -881,3 +881,18 @@ def test_a_count_or_a_style_after_a_name_is_not_part_of_it_and_a_version_is() ->
     assert {"Denver", "Oura Ring 3.0", "Wingstop"} <= names
     assert not names & {"Denver 4", "Oura Ring 3", "Oura Ring", "Super Tuscan", "Dragon Breath", "Safari Sunrise"}
     assert not any(name.endswith("-inspired") for name in names)
+
+
+def test_a_term_given_its_abbreviation_is_no_wing_and_a_body_so_named_stays() -> None:
+    turns = [
+        (
+            "user",
+            "My router drops calls. Someone at the World Health Organization (WHO) said to try Quality of Service.",
+        ),
+        ("assistant", "Turn on Quality of Service (QoS) settings. Quality of Service puts calls first."),
+        ("user", "Quality of Service sounds useful; I also emailed the Department of Education (DOE)."),
+        ("user", "We're going to the American Museum of Natural History (AMNH) on Sunday."),
+    ]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert {"World Health Organization", "Department of Education", "American Museum of Natural History"} <= names
+    assert "Quality of Service" not in names
