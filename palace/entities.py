@@ -48,7 +48,7 @@ from palace.entity_names import (
     without_imperative,
 )
 from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
-from palace.entity_titles import title_case, titled_works
+from palace.entity_titles import said_spans, title_case, titled_works
 from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
 from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, personal_name
 from palace.pasted_code import is_identifier, split_code
@@ -92,7 +92,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
     conversation) says whether "A and B" names two things."""
     found: list[tuple[str, str]] = []
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
-        skip = heading_spans(text)
+        skip = heading_spans(text) + said_spans(text)  # headings; the words on a banner or a card
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
         runs = capitalised_runs(text, lower_words)
@@ -255,10 +255,11 @@ def _grown_left(text: str, start: int) -> int:
 
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
 # number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.", "the
-# Hidrate Spark 2.0." whole, not "… Spark 2"; a version after a name is part of it, "the Hidrate Spark 2.0 data").
+# Hidrate Spark 2.0." and "the Anker PowerCore 10,000," whole; a version after a name is part of it, "the Hidrate
+# Spark 2.0 data").
 NAME_TAIL = re.compile(
-    r"[\x20\t]\d{1,2}\.\d{1,2}(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:\.\d{1,2})?(?![.\d]\d)[a-zß-öø-ÿ]?)"
+    r"[\x20\t](?:\d{1,2}\.\d{1,2}|\d{1,3}(?:,\d{3})+)(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[a-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )

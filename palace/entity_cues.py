@@ -61,9 +61,11 @@ APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
 ENTRY_APPOSITION = r"^\s*(?:\([^()\n]{0,40}\))?\s*(?::|\s[-\u2013\u2014])" + DESCRIBING
 ENTRY_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*\u2022+][ \t]+|\d+[.)][ \t]*)?[*_\"\u201c]*$")
 # The first word for a kind of thing in the apposition says what the name is ("Dixit: A creative game where
-# players guess" is a game, whoever plays it), or the last of a compound of them ("a French film director").
+# players guess" is a game, whoever plays it), or the last of a compound of them ("a French film director"). "A
+# comedy-drama series" is a show there; after a name, "the Fresh Foam series" is a maker's line of shoes.
 KIND_NOUN = (
-    rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS})|(?P<place>{PLACE_NOUNS})|(?P<work>{WORK_NOUNS}))\b"
+    rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS})|(?P<place>{PLACE_NOUNS})|"
+    rf"(?P<work>{WORK_NOUNS}|series|miniseries|show))\b"
 )
 APPOSED = re.compile(APPOSITION + KIND_NOUN, re.I)
 ENTRY_APPOSED = re.compile(ENTRY_APPOSITION + KIND_NOUN, re.I)

@@ -279,7 +279,7 @@ def kind_of(name: str, label: str) -> str | None:
 
 FOOD_VENUE = re.compile(
     r"\b(?:Grill|Grille|Diner|Eatery|Steakhouse|Pizzeria|Brasserie|Trattoria|Cantina|Taqueria|Deli|Creamery|"
-    r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant)$"
+    r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant|Shack)$"
 )
 ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
 

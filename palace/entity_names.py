@@ -20,7 +20,8 @@ NOT_ENTITIES = frozenset(
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
     ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
-    usb hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd vpn hd 4k qr
+    usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
+    vpn hd 4k qr b2b b2c crm kpi kpis roi ceo cto cfo
     bbq tv
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday

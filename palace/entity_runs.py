@@ -13,8 +13,8 @@ from palace.entity_names import INSTITUTION, NOT_ENTITIES, TRAILING, common_word
 from palace.gazetteers import GIVEN_NAMES, known_kind
 from palace.topics import generic_words
 
-# A capitalised word, a model number ("ES110", "DS-1", "P-45", "2.0") or an issue number ("#1").
-_CAP_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w\u2019'+&-]*|[A-ZÀ-ÖØ-Þ]*\d[\w-]*(?:\.\d+)?|#\d+)"
+# A capitalised word, a model number ("ES110", "DS-1", "P-45", "2.0", "10,000") or an issue number ("#1").
+_CAP_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w\u2019'+&-]*|[A-ZÀ-ÖØ-Þ]*\d[\w-]*(?:,\d{3})*(?:\.\d+)?|#\d+)"
 # A run of them after a determiner or preposition, so never at a sentence start: names the small model
 # misses in chat ("the Kawai ES110", "a Boss DS-1", "at Yoga Bliss", "the Billy Bookcase").
 CAPITALISED_RUN = re.compile(

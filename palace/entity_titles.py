@@ -93,3 +93,27 @@ def listed_quotes(text: str, quotes: Sequence[re.Match[str]]) -> set[int]:
 
 
 MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")
+
+
+# Something that carries words, just before a quote: the quote is the words on it, not a title ("a banner that
+# says "Michael's Squad" or "Brother's Team"", the caption "Golden Hour Vibes"; not the hashtags for my "Go
+# Green" campaign).
+CARRIER_BEFORE = re.compile(
+    r"\b(?:banner|sign|card|cake|shirt|t-shirt|mug|poster|sticker|label|plaque|caption|slogan|motto|tagline|"
+    r"inscription|engraving)s?(?:\s+(?:that|which)\s+(?:says|said|reads|read)|\s+(?:saying|reading|with)|:|,)?"
+    r"(?:\s+like)?\s*$",
+    re.I,
+)
+
+
+def said_spans(text: str) -> list[tuple[int, int]]:
+    """The quotes in `text` that are words written on something (and the quotes listed right after one)."""
+    spans: list[tuple[int, int]] = []
+    previous: re.Match[str] | None = None
+    for quote in QUOTED.finditer(text):
+        listed = previous is not None and spans and spans[-1][1] == previous.end()
+        joined = listed and previous is not None and LIST_JOINER.fullmatch(text, previous.end(), quote.start())
+        if joined or CARRIER_BEFORE.search(text, max(0, quote.start() - 40), quote.start()):
+            spans.append((quote.start(), quote.end()))
+        previous = quote
+    return spans

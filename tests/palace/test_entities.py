@@ -896,3 +896,22 @@ def test_a_term_given_its_abbreviation_is_no_wing_and_a_body_so_named_stays() ->
     names = {entity.name for entity in conversation_entities(turns)}
     assert {"World Health Organization", "Department of Education", "American Museum of Natural History"} <= names
     assert "Quality of Service" not in names
+
+
+def test_a_model_number_keeps_its_thousands_a_shack_is_a_venue_and_a_show_is_a_work() -> None:
+    turns = [
+        ("user", "I'm torn between the Anker PowerCore 10,000 and the Anker PowerCore Fusion 10,000 has a plug."),
+        ("user", "I also need a USB-C cable. We'll eat at The Crab Shack, then watch Casual."),
+        ("assistant", "1. **Casual**: A comedy-drama series about two siblings."),
+    ]
+    found = _kinds_of(turns)
+    assert {"Anker PowerCore 10,000", "Anker PowerCore Fusion 10,000"} <= set(found) and "USB-C" not in found
+    assert found.get("Crab Shack") == "organisation" and found.get("Casual") == "work"
+
+
+def test_the_words_on_a_banner_or_a_card_are_no_titles() -> None:
+    turns = [
+        ("user", 'I\'ll make a banner that says "Jordan\'s Crew" or "Team Spirit Rocks", and I\'m reading "Verity".')
+    ]
+    names = {entity.name for entity in conversation_entities(turns)}
+    assert "Verity" in names and not names & {"Jordan's Crew", "Team Spirit Rocks"}
