@@ -32,10 +32,12 @@ PLACE_NOUNS = (
     r"(?:city|cities|town|village|neighbou?rhood|district|island|region|country|countries|state|province|county|"
     r"suburb|destination|place)"
 )
-# What is sold under a brand: "thermostats like Nest", "sneakers such as Vans".
+# What is sold under a brand: "thermostats like Nest", "sneakers such as Vans", "citation managers, including
+# Mendeley".
 PRODUCT_NOUNS = (
     r"(?:devices|gadgets|products|thermostats|speakers|headphones|earbuds|laptops|phones|smartphones|tablets|"
-    r"cameras|bulbs|sneakers|shoes|boots|cars|watches|appliances|software|programs|websites|sites|tools)"
+    r"cameras|bulbs|sneakers|shoes|boots|cars|watches|appliances|software|programs|websites|sites|tools|apps|"
+    r"managers|editors|trackers|planners|plugins|extensions)"
 )
 # What a maker makes, named after its brand: "a Weber gas grill", "my Osprey backpack".
 MADE_THINGS = (
@@ -107,6 +109,15 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # "the Goodwill store", "Macy's website": the shop's, the app's — a business
     (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
+    # "Mendeley's Word plugin", "Notion's auto-suggest feature": a piece of software's parts
+    (
+        re.compile(
+            r"^(?:'s|\u2019s)\s+(?:[\w-]+\s+)?(?:plugins?|plug-ins?|extensions?|features?|importer|integrations?|"
+            r"interface|subscriptions?|settings)\b",
+            re.I,
+        ),
+        "organisation",
+    ),
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
     # "the Chianti Classico region", "the Loop area": a part of a country or a city
     (re.compile(r"^\s+(?:(?:wine\s+)?regions?|areas?|neighbou?rhoods?|districts?)\b"), "place"),

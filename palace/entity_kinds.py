@@ -38,7 +38,7 @@ KIND_OF_LABEL: dict[str, str | None] = {
 PLACE_SUFFIX = re.compile(
     r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
     r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
-    r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|"
+    r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
     r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|North|South|East|West)$"
 )
@@ -99,7 +99,14 @@ PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign
 # A wine estate's word first: "Fattoria di Fèlsina", "Podere Forte", "Castello di Ama", "Bodegas Muga" — a
 # winery, a business with a name (as a museum or a hotel is), not the land it is on.
 ESTATE_PREFIX = re.compile(r"^(?:Castello|Fattoria|Podere|Tenuta|Cantina|Cantine|Bodegas?|Quinta|Weingut|Domaine)\s")
-PLACE_PREFIX = re.compile(r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of)\s")
+# A body named "… of" its place or subject: "University of Edinburgh", "Bank of America", "Museum of Flight".
+ORG_PREFIX = re.compile(
+    r"^(?:University|College|Institute|Academy|Bank|Church|Department|Ministry|Council|Museum|Gallery|Library|School)"
+    r"\s+of\s"
+)
+PLACE_PREFIX = re.compile(
+    r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s"
+)
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
     r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watch(?:ed|ing)?|re-?watch(?:ed|ing)?|listening to|"
@@ -253,7 +260,7 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
-    if DENOMINATION.match(name) or FOOD_VENUE.search(name) or ESTATE_PREFIX.match(name):
+    if DENOMINATION.match(name) or FOOD_VENUE.search(name) or ESTATE_PREFIX.match(name) or ORG_PREFIX.match(name):
         return "organisation"  # "the Catholic Church"; "The Ship Rock Grille", "Podere Forte", whatever the label
     if place_shaped(name) and label in (
         "ORG",
@@ -285,15 +292,16 @@ ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
 
 
 def place_shaped(name: str) -> bool:
-    """A place word ends or starts the name ("Navy Pier", "Lake Tahoe"); a given name and a compass point
-    is a person's name ("Claire North", "Kanye West")."""
+    """A place word ends or starts the name ("Navy Pier", "Lake Tahoe"); a given name and a compass point,
+    a Grove or a Row is a person's name ("Claire North", "Kanye West", "Andy Grove")."""
     if PLACE_PREFIX.match(name):
         return True
     suffix = PLACE_SUFFIX.search(name)
-    return suffix is not None and not (suffix.group(0) in COMPASS and personal_name(name))
+    return suffix is not None and not (suffix.group(0) in SURNAME_LIKE and personal_name(name))
 
 
 COMPASS = frozenset(("North", "South", "East", "West"))
+SURNAME_LIKE = COMPASS | {"Grove", "Row"}  # "Andy Grove" is a person, "Mariposa Grove" a place
 
 
 # A title that makes a person of the name it starts ("Infanta Isabella"), where the small model reads ORG.
@@ -318,7 +326,7 @@ def shape_kind(name: str) -> str | None:
         return "person"
     if EVENT_SUFFIX.search(name):
         return "work"
-    if DENOMINATION.match(name) or ESTATE_PREFIX.match(name):
+    if DENOMINATION.match(name) or ESTATE_PREFIX.match(name) or ORG_PREFIX.match(name):
         return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery
     if place_shaped(name):
         return "place"

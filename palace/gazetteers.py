@@ -218,7 +218,7 @@ DISH_WORDS = frozenset(
     macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
     cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta spritz spritzer crostini sangria mojito
     martini negroni mimosa tapenade canapes ceviche paella empanadas gratin souffle tartare focaccia galette
-    fizz punch mule margarita daiquiri colada julep toddy""".split()
+    fizz punch mule margarita daiquiri colada julep toddy kimchi bulgogi bibimbap japchae pho""".split()
 )
 # Words that start a dish's name only: "Pad Thai", "Pad Krapow" (Thai stir-fries), "Banh Mi".
 DISH_FIRST_WORDS = frozenset(("pad", "banh"))
@@ -230,5 +230,6 @@ def is_dish(name: str) -> bool:
     words = name.lower().split()
     if words and words[-1].endswith("asana") and len(words[-1]) > 6:  # Sanskrit pose names: "Trikonasana"
         return True
-    dish = words[0] in DISH_WORDS or words[0] in DISH_FIRST_WORDS or words[-1] in DISH_WORDS
+    # "Kimchi Pad Thai": a dish's first word may follow another dish word
+    dish = words[0] in DISH_WORDS or any(w in DISH_FIRST_WORDS for w in words[:-1]) or words[-1] in DISH_WORDS
     return len(words) > 1 and dish and name.lower() not in BRANDS

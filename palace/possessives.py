@@ -11,7 +11,7 @@ from palace.gazetteers import BRANDS, known_kind, personal_name
 # A place named for someone, in the possessive: "Regent's Park", "St Paul's Cathedral" (NER stops at "Regent").
 POSSESSIVE_PLACE = re.compile(
     r"(?:'s|\u2019s)?['\u2019]?s?\s(?:Park|Cathedral|Church|Chapel|Abbey|Square|Gardens?|Hospital|College|Wood|"
-    r"Island|Bay|Hill|Lane|Street|Road|Market|Palace|Bridge|Inn|Tavern|Pub)\b"
+    r"Island|Bay|Hill|Lane|Street|Road|Market|Palace|Bridge|Inn|Tavern|Pub|Wharf|Pier|Point|Cove|Landing|Beach)\b"
 )
 # What follows a shop named in the possessive with nothing it owns: "at Trader Joe's.", "to Macy's for a coat".
 ELLIPTICAL_AFTER = re.compile(

@@ -915,3 +915,18 @@ def test_the_words_on_a_banner_or_a_card_are_no_titles() -> None:
     ]
     names = {entity.name for entity in conversation_entities(turns)}
     assert "Verity" in names and not names & {"Jordan's Crew", "Team Spirit Rocks"}
+
+
+def test_software_by_its_parts_a_body_of_a_place_groves_rows_and_wharves() -> None:
+    turns = [
+        ("user", "I've been using Zotlio as my reference tool. How do I use Zotlio's Word plugin?"),
+        ("assistant", "Try tools like Zotlio. Zotlio's citation feature helps."),
+        ("user", "I'm also taking an online course by University of Leeds on research methods."),
+        ("user", "We'll walk the Mariposa Grove, then Fisherman's Wharf and Cannery Row, and cook Kimchi Pad Thai."),
+        ("user", "We'll go to Pier 39 and then the Ferry Building."),
+    ]
+    found = _kinds_of(turns)
+    assert (found.get("Zotlio"), found.get("University of Leeds")) == ("organisation", "organisation")
+    assert [found.get(n) for n in ("Mariposa Grove", "Fisherman's Wharf", "Pier 39", "Cannery Row")] == ["place"] * 4
+    assert "Kimchi Pad Thai" not in found and "Fisherman" not in found
+    assert _kinds_of([("user", "I read a book by Andy Grove about management.")]).get("Andy Grove") == "person"
