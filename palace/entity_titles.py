@@ -109,11 +109,11 @@ CARRIER_BEFORE = re.compile(
 def said_spans(text: str) -> list[tuple[int, int]]:
     """The quotes in `text` that are words written on something (and the quotes listed right after one)."""
     spans: list[tuple[int, int]] = []
-    previous: re.Match[str] | None = None
+    said_end: int | None = None  # where the quote before ended, when it was words said
     for quote in QUOTED.finditer(text):
-        listed = previous is not None and spans and spans[-1][1] == previous.end()
-        joined = listed and previous is not None and LIST_JOINER.fullmatch(text, previous.end(), quote.start())
-        if joined or CARRIER_BEFORE.search(text, max(0, quote.start() - 40), quote.start()):
+        listed = said_end is not None and LIST_JOINER.fullmatch(text, said_end, quote.start()) is not None
+        said = listed or CARRIER_BEFORE.search(text, max(0, quote.start() - 40), quote.start()) is not None
+        if said:
             spans.append((quote.start(), quote.end()))
-        previous = quote
+        said_end = quote.end() if said else None
     return spans
