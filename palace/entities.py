@@ -48,7 +48,7 @@ from palace.entity_names import (
     without_imperative,
 )
 from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
-from palace.entity_titles import said_spans, title_case, titled_works
+from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
 from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
 from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, personal_name
 from palace.pasted_code import is_identifier, split_code
@@ -91,6 +91,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
     """(clean text, kind) of every kept entity mention in `texts` (user turns); `context` (the whole
     conversation) says whether "A and B" names two things."""
     found: list[tuple[str, str]] = []
+    presented = presented_titles(context)
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
         skip = heading_spans(text) + said_spans(text)  # headings; the words on a banner or a card
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
@@ -159,7 +160,11 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 article = before.endswith(("The ", "the ")) or text_of.startswith("The ")
                 if kind == "work" and article and not name.startswith("The "):
                     name = f"The {name}"  # a title keeps its article: "The Nightingale"
-                if kind is not None and (is_plausible(name, label, lower_words) or titled(name, quoted, before, after)):
+                if kind is not None and (
+                    is_plausible(name, label, lower_words)
+                    or titled(name, quoted, before, after)
+                    or name.lower() in presented
+                ):
                     found.append((name, kind))
                     covered.append((start, end))
         for start, end, name in runs:  # what NER missed: "the Kawai ES110", "the Billy Bookcase"
@@ -357,6 +362,7 @@ def recurring_names(
     RECURRING_NAMES only, so the assistant's text costs a regex, not a model pass; a name said once (a
     list of ten books) stays out."""
     known = {key(alias) for entity in entities for alias in entity.aliases}
+    presented = presented_titles("\n".join(other_texts))
     counts: Counter[str] = Counter()
     sentence_of: dict[str, str] = {}
     for text in other_texts:
@@ -365,8 +371,8 @@ def recurring_names(
             for match in NAME_RUN.finditer(sentence):
                 name = TRAILING_POSSESSIVE.sub("", match.group(0))
                 words = [w for w in name.split() if w not in NAME_PARTICLES]
-                if any(k == key(name) or k.endswith(f" {key(name)}") for k in known) or all(
-                    common_word(w, lower_words) for w in words if w.isalpha()
+                if any(k == key(name) or k.endswith(f" {key(name)}") for k in known) or (
+                    all(common_word(w, lower_words) for w in words if w.isalpha()) and name.lower() not in presented
                 ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
                     continue
                 if any(name in text[a:b] for a, b in skip) or not_a_name_here(
@@ -380,11 +386,11 @@ def recurring_names(
     for name, doc in zip(wanted, nlp.pipe([sentence_of[n] for n in wanted], batch_size=16), strict=True):
         whole = doc.text
         for ent in doc.ents:
-            if key(clean(ent.text)) != key(name):
+            if key(clean(ent.text)) != key(clean(name)):  # "The Dark Knight": the article is not the name
                 continue
             before = whole[max(0, ent.start_char - 40) : ent.start_char]
             kind = kind_in_context(name, ent.label_, before, False, whole[ent.end_char : ent.end_char + 30])
-            if kind is not None and is_plausible(name, ent.label_, lower_words):
+            if kind is not None and (is_plausible(name, ent.label_, lower_words) or name.lower() in presented):
                 found.append(Entity(name=name, kind=kind, mentions=counts[name], aliases={name.lower()}))
             break
     return found

@@ -222,6 +222,31 @@ PART_OF_NAME_AFTER = re.compile(r"^\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]")
 # copy, and says nothing of the name.
 OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
+# "Phoebe Bridgers, and I absolutely love her music", "Jay-Z founded his record label": a gendered pronoun
+# later in the mention's own sentence, with no other name or person between, speaks of a person. Not after
+# "at", "from", "to" …: "lunch at The Apple Pan and ask her" speaks of someone else at a place.
+GENDERED_PRONOUN = re.compile(
+    r"\b(?:he|she|him|his|her|hers|himself|herself)(?=\W)"
+)  # whole: "he" ends "help" where a window ends
+PRONOUN_REACH = re.compile(r"^[^.!?;:\n]*")
+OTHER_NAME = re.compile(r"\b(?!I\b)[A-ZÀ-ÖØ-Þ]")
+SOMEONE = re.compile(
+    r"\b(?:" + PERSON_NOUNS + r"|mom|mum|dad|sister|brother|wife|husband|partner|son|daughter|kids?|family|aunt|uncle|"
+    r"grand\w+|niece|nephew|girlfriend|boyfriend|baby)\b",
+    re.I,
+)
+PLACE_PREPOSITION = re.compile(r"\b(?:at|from|to|in|into|on|near|with|via|through)\s+(?:the\s+)?$", re.I)
+
+
+def pronoun_person(before: str, after: str, name: str) -> bool:
+    """Whether a gendered pronoun after the mention, in its sentence, speaks of it (GENDERED_PRONOUN)."""
+    if PLACE_PREPOSITION.search(before) or is_brand(name) or place_name(name):
+        return False
+    reach = PRONOUN_REACH.match(after)
+    pronoun = GENDERED_PRONOUN.search(reach.group(0)) if reach else None
+    between = after[: pronoun.start()] if pronoun else ""
+    return pronoun is not None and not OTHER_NAME.search(between) and not SOMEONE.search(between)
+
 
 # A way of working, named after its maker or its letters and followed by what it is: "the MoSCoW method", "the
 # Feynman technique", "a Gantt chart", "Agile methodology", "a Kanban board" (not "my Pinterest board": a
@@ -266,4 +291,6 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     for pattern, kind in CUE_BEFORE:
         if pattern.search(before) and not (kind == "work" and possessive):
             return kind
+    if pronoun_person(before, after, name):
+        return "person"
     return None

@@ -36,6 +36,18 @@ TITLE_BY_AUTHOR = re.compile(
 )
 
 
+# A title the conversation presents as one, in bold or in quotes before its author or its year ("**The Night
+# Circus** by Erin Morgenstern", "The Dark Knight" (2008)): a name, even when every word is an everyday one.
+PRESENTED_TITLE = re.compile(
+    r"(?:\*\*|[\"\u201c])([A-ZÀ-ÖØ-Þ][^*\"\u201d\n]{1,60}?)(?:\*\*|[\"\u201d])\s*(?:\(\d{4}\)|by\s+[A-ZÀ-ÖØ-Þ])"
+)
+
+
+def presented_titles(text: str) -> set[str]:
+    """The titles `text` presents as works (PRESENTED_TITLE), lower case."""
+    return {m.group(1).strip().lower() for m in PRESENTED_TITLE.finditer(text) if title_case(m.group(1))}
+
+
 def title_case(text: str) -> bool:
     words = text.replace(":", " ").split()
     return bool(words) and all(w[0].isupper() or w[0].isdigit() or w in TITLE_SMALL_WORDS for w in words)

@@ -930,3 +930,31 @@ def test_software_by_its_parts_a_body_of_a_place_groves_rows_and_wharves() -> No
     assert [found.get(n) for n in ("Mariposa Grove", "Fisherman's Wharf", "Pier 39", "Cannery Row")] == ["place"] * 4
     assert "Kimchi Pad Thai" not in found and "Fisherman" not in found
     assert _kinds_of([("user", "I read a book by Andy Grove about management.")]).get("Andy Grove") == "person"
+
+
+def test_a_gendered_pronoun_in_the_mention_s_sentence_makes_a_person() -> None:
+    assert cue_kind("I discovered this one artist, ", ", and I absolutely love her music.") == "person"
+    assert cue_kind("", " founded his record label, Roc-A-Fella") == "person"
+    assert cue_kind("grab lunch at ", " and ask her if she wants to") is None  # someone else, at a place
+    assert cue_kind("I bought it at ", " for my sister, and she loves it") is None
+    assert cue_kind("I really like ", " and Sam said he does too") is None  # another name between
+    assert cue_kind("", " is an analytics tool that can he") is None  # "help", cut where the window ends
+    assert cue_kind("", " was great. She loved it") is None  # the next sentence is another's
+
+
+def test_a_title_the_conversation_presents_by_its_author_or_year_is_a_work_in_everyday_words() -> None:
+    answer = (
+        "Here are some fantasy novels:\n\n1. **The Night Circus** by Erin Morgenstern - a magical tale set in a"
+        " mystical circus that opens at night.\n2. **The Golem and the Jinni** by Helene Wecker - a story."
+    )
+    found = _kinds_of([("assistant", answer), ("user", "I think I'll start with The Night Circus tonight.")])
+    assert found.get("The Night Circus") == "work"
+    assert "The Night Circus" not in _kinds_of(
+        [
+            ("assistant", "The circus opens at night in the park."),
+            ("user", "I think I'll start with The Night Circus tonight."),
+        ]
+    )  # no title presented: everyday words in capitals prove nothing
+    film = 'A villain adds suspense in "The Dark Knight" (2008), where the Joker is menacing and dark.'
+    turns = [("user", "The Joker gave me the creeps!"), ("assistant", film), ("assistant", f"Again, {film}")]
+    assert _kinds_of(turns).get("The Dark Knight") == "work"  # named again and again by the assistant only
