@@ -104,6 +104,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             start, text_of = without_imperative(text, start, text_of)
             if not text_of:
                 continue
+            if label == "PERSON" and (trimmed := LOWER_TAIL.sub("", text_of)) != text_of and " " in trimmed:
+                text_of, end = trimmed, start + len(trimmed)  # "a signed Steph Curry jersey": the player's name
             if not TRAILING_POSSESSIVE.search(text_of) and not_a_name_here(text_of, text[end : end + 60]):
                 continue
             sub_end = subtitle(text, start, end)
@@ -187,6 +189,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
     return found
 
 
+# Lower-case words ending a person's span: what the person's name is said of, not part of it.
+LOWER_TAIL = re.compile(r"(?:\s+[a-z][\w'-]*)+$")
 # A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
 JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-ZÀ-ÖØ-Þ])")
 
@@ -320,7 +324,8 @@ def conversation_entities(
         name = entity.name
         return not (
             is_term(name, turns)
-            or (is_dish(name) and shape_kind(name) is None)  # "Caesar Salad", not "Super Bowl" or "Hollywood Bowl"
+            or (is_dish(name) and shape_kind(name) is None and not personal_name(name))  # "Caesar Salad", not
+            # "Super Bowl" or "Hollywood Bowl", nor a person ("Steph Curry")
             or is_people_plural(name, context)
             or is_identifier(name, identifiers)
             or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"

@@ -51,10 +51,11 @@ WORK_NOUNS = (
 )
 # The describing words of an apposition are lower case, a hyphenated compound ("a UK-based YouTuber") or a
 # nationality ("a French brand", "an American singer"): another capitalised word there starts another name
-# ("Paris, the Paris Museum Pass").
+# ("Paris, the Paris Museum Pass"). A preposition ends them: "X is an excellent choice for photographers" is a
+# choice, whoever it is for.
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"
-    r"(?-i:(?:[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
+    r"(?-i:(?:(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which|and|or)\s)[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
 )
 APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
 # A list entry's description after its name: "Sweetgreen (7-minute walk): A popular salad chain", "3. Fattoria

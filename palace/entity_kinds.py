@@ -101,7 +101,8 @@ PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign
 ESTATE_PREFIX = re.compile(r"^(?:Castello|Fattoria|Podere|Tenuta|Cantina|Cantine|Bodegas?|Quinta|Weingut|Domaine)\s")
 # A body named "… of" its place or subject: "University of Edinburgh", "Bank of America", "Museum of Flight".
 ORG_PREFIX = re.compile(
-    r"^(?:University|College|Institute|Academy|Bank|Church|Department|Ministry|Council|Museum|Gallery|Library|School)"
+    r"^(?:University|College|Institute|Academy|Bank|Church|Department|Ministry|Council|Museum|Gallery|Library|School|"
+    r"Chamber|Society|Association|Federation)"
     r"\s+of\s"
 )
 PLACE_PREFIX = re.compile(
@@ -165,8 +166,9 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "place"  # "the Loop and River North areas"
     if name.lower() in BRANDS or (branded(name) and not PLACE_SUFFIX.search(name)):
         return "organisation"  # a brand or one of its products: "Fitbit Charge 3", "Adobe Creative Cloud"
-    if EVENT_AFTER.search(after) and kind != "place":
-        return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event (not "a Chicago event")
+    if EVENT_AFTER.search(after) and kind != "place" and not (ORG_PREFIX.match(name) or ORG_SUFFIX.search(name)):
+        return "work"  # "the TechX conference", the "24-Hour Bike Ride" charity event (not "a Chicago event",
+        # nor "the Chamber of Commerce event": a body's own event names the body)
     if PROJECT_AFTER.search(after):
         return "project"
     if not quoted and BAND_PLURAL_AFTER.search(after) and kind in ("person", "organisation", "work"):

@@ -109,11 +109,13 @@ MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")
 
 # Something that carries words, just before a quote: the quote is the words on it, not a title ("a banner that
 # says "Michael's Squad" or "Brother's Team"", the caption "Golden Hour Vibes"; not the hashtags for my "Go
-# Green" campaign).
+# Green" campaign). Or a place in a document or an app the quote names: "a column for "Next Steps"", a folder
+# called "Summer Reads".
 CARRIER_BEFORE = re.compile(
-    r"\b(?:banner|sign|card|cake|shirt|t-shirt|mug|poster|sticker|label|plaque|caption|slogan|motto|tagline|"
-    r"inscription|engraving)s?(?:\s+(?:that|which)\s+(?:says|said|reads|read)|\s+(?:saying|reading|with)|:|,)?"
-    r"(?:\s+like)?\s*$",
+    r"\b(?:(?:banner|sign|card|cake|shirt|t-shirt|mug|poster|sticker|label|plaque|caption|slogan|motto|tagline|"
+    r"inscription|engraving)s?(?:\s+(?:that|which)\s+(?:says|said|reads|read)|\s+(?:saying|reading|with)|:|,)?|"
+    r"(?:column|field|tab|heading|header|folder|category|categories|sheet|section)s?\s+"
+    r"(?:for|called|named|titled|labell?ed))(?:\s+like)?\s*$",
     re.I,
 )
 

@@ -958,3 +958,14 @@ def test_a_title_the_conversation_presents_by_its_author_or_year_is_a_work_in_ev
     film = 'A villain adds suspense in "The Dark Knight" (2008), where the Joker is menacing and dark.'
     turns = [("user", "The Joker gave me the creeps!"), ("assistant", film), ("assistant", f"Again, {film}")]
     assert _kinds_of(turns).get("The Dark Knight") == "work"  # named again and again by the assistant only
+
+
+def test_a_column_s_name_a_body_s_event_a_player_s_jersey_and_a_choice_for_someone() -> None:
+    found = _kinds_of([("user", 'Can I add a column for "Next Steps" or "Follow-up Tasks" to the sheet?')])
+    assert not {"Next Steps", "Follow-up Tasks"} & set(found)  # a place in a document, not a title
+    found = _kinds_of([("user", "I met a lawyer at the Chamber of Commerce event last week.")])
+    assert found.get("Chamber of Commerce") == "organisation"  # the body's event names the body
+    found = _kinds_of([("user", "I just got a signed Steph Curry jersey from a charity auction.")])
+    assert found.get("Steph Curry") == "person"  # the jersey is his, not part of his name; Curry is no dish here
+    assert cue_kind("Overall, ", " is an excellent choice for photographers who want more") is None
+    assert cue_kind("", " is a French film director") == "person"
