@@ -324,8 +324,8 @@ def conversation_entities(
         name = entity.name
         return not (
             is_term(name, turns)
-            or (is_dish(name) and shape_kind(name) is None and not personal_name(name))  # "Caesar Salad", not
-            # "Super Bowl" or "Hollywood Bowl", nor a person ("Steph Curry")
+            # "Caesar Salad"; not "Super Bowl" or "Hollywood Bowl", nor a person ("Steph Curry")
+            or (is_dish(name) and shape_kind(name) is None and not personal_name(name))
             or is_people_plural(name, context)
             or is_identifier(name, identifiers)
             or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"

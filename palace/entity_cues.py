@@ -53,9 +53,11 @@ WORK_NOUNS = (
 # nationality ("a French brand", "an American singer"): another capitalised word there starts another name
 # ("Paris, the Paris Museum Pass"). A preposition ends them: "X is an excellent choice for photographers" is a
 # choice, whoever it is for.
+NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which|and|or)\s)"
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"
-    r"(?-i:(?:(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which|and|or)\s)[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
+    r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
+    r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
 )
 APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
 # A list entry's description after its name: "Sweetgreen (7-minute walk): A popular salad chain", "3. Fattoria
@@ -225,10 +227,9 @@ OWNED = re.compile(r"\b(?:your|my|his|her|their|our)\s+$", re.I)
 
 # "Phoebe Bridgers, and I absolutely love her music", "Jay-Z founded his record label": a gendered pronoun
 # later in the mention's own sentence, with no other name or person between, speaks of a person. Not after
-# "at", "from", "to" …: "lunch at The Apple Pan and ask her" speaks of someone else at a place.
-GENDERED_PRONOUN = re.compile(
-    r"\b(?:he|she|him|his|her|hers|himself|herself)(?=\W)"
-)  # whole: "he" ends "help" where a window ends
+# "at", "from", "to" …: "lunch at The Apple Pan and ask her" speaks of someone else at a place. A whole word, with
+# a character after it: where the window of words ends, "he" may be the start of "help".
+GENDERED_PRONOUN = re.compile(r"\b(?:he|she|him|his|her|hers|himself|herself)(?=\W)")
 PRONOUN_REACH = re.compile(r"^[^.!?;:\n]*")
 OTHER_NAME = re.compile(r"\b(?!I\b)[A-ZÀ-ÖØ-Þ]")
 SOMEONE = re.compile(
@@ -243,10 +244,12 @@ def pronoun_person(before: str, after: str, name: str) -> bool:
     """Whether a gendered pronoun after the mention, in its sentence, speaks of it (GENDERED_PRONOUN)."""
     if PLACE_PREPOSITION.search(before) or is_brand(name) or place_name(name):
         return False
-    reach = PRONOUN_REACH.match(after)
-    pronoun = GENDERED_PRONOUN.search(reach.group(0)) if reach else None
-    between = after[: pronoun.start()] if pronoun else ""
-    return pronoun is not None and not OTHER_NAME.search(between) and not SOMEONE.search(between)
+    sentence = PRONOUN_REACH.match(after)
+    pronoun = GENDERED_PRONOUN.search(sentence.group(0)) if sentence else None
+    if pronoun is None:
+        return False
+    between = after[: pronoun.start()]
+    return not OTHER_NAME.search(between) and not SOMEONE.search(between)
 
 
 # A way of working, named after its maker or its letters and followed by what it is: "the MoSCoW method", "the
