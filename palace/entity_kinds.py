@@ -334,8 +334,8 @@ def shape_kind(name: str) -> str | None:
         return "place"
     if PROJECT_SUFFIX.search(name):
         return "project"
-    if ORG_SUFFIX.search(name):
-        return "organisation"
+    if ORG_SUFFIX.search(name) or FOOD_VENUE.search(name):
+        return "organisation"  # "The Ship Rock Grille", whoever one asks there for a table
     return None
 
 

@@ -158,5 +158,9 @@ BRAND_WORD = re.compile(
 
 def camel_words(text: str) -> list[tuple[int, int, str]]:
     """CamelCase words mid-sentence and single brand words before what the brand sells."""
-    words = [*CAMEL_WORD.finditer(text), *BRAND_WORD.finditer(text)]
-    return [(m.start(), m.end(), m.group(0)) for m in words]
+    brands = [m for m in BRAND_WORD.finditer(text) if not PREVIOUS_CAPITALISED.search(text, 0, m.start())]
+    return [(m.start(), m.end(), m.group(0)) for m in [*CAMEL_WORD.finditer(text), *brands]]
+
+
+# The word before is capitalised: the brand word ends a longer name ("the Really Right Stuff tripod" is not "Stuff").
+PREVIOUS_CAPITALISED = re.compile(r"(?<![\w'-])[A-ZÀ-ÖØ-Þ][\w&'-]*\s$")

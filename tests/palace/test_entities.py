@@ -969,3 +969,9 @@ def test_a_column_s_name_a_body_s_event_a_player_s_jersey_and_a_choice_for_someo
     assert found.get("Steph Curry") == "person"  # the jersey is his, not part of his name; Curry is no dish here
     assert cue_kind("Overall, ", " is an excellent choice for photographers who want more") is None
     assert cue_kind("", " is a French film director") == "person"
+
+
+def test_a_brand_word_ending_a_longer_capitalised_name_is_not_a_brand_of_its_own() -> None:
+    found = _kinds_of([("user", "Have you heard about the new Really Right Stuff tripod? I love my Osprey backpack.")])
+    assert "Stuff" not in found
+    assert found.get("Osprey") == "organisation"
