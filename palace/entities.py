@@ -155,6 +155,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                     found.append((ALIASES[name.lower()], "place"))
                     continue
                 kind = given_name_kind(name, kind_in_context(name, label, before, quoted, after), lower_words)
+                if kind is not None and name.lower() in presented:
+                    kind = "work"  # the conversation presents it by its author or year
                 if kind is not None and " " not in name and KIN_BEFORE.search(text, max(0, start - 40), start):
                     kind = "person"  # "twin boys, Milo and Theo": whatever the small model read
                 if kind is not None and ADMINISTRATIVE.match(text_of.removeprefix("the ")):
@@ -395,6 +397,8 @@ def recurring_names(
                 continue
             before = whole[max(0, ent.start_char - 40) : ent.start_char]
             kind = kind_in_context(name, ent.label_, before, False, whole[ent.end_char : ent.end_char + 30])
+            if kind is not None and name.lower() in presented:
+                kind = "work"  # "The Two Fridas" (1939): a painting, whatever the small model read
             if kind is not None and (is_plausible(name, ent.label_, lower_words) or name.lower() in presented):
                 found.append(Entity(name=name, kind=kind, mentions=counts[name], aliases={name.lower()}))
             break

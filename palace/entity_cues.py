@@ -53,7 +53,7 @@ WORK_NOUNS = (
 # nationality ("a French brand", "an American singer"): another capitalised word there starts another name
 # ("Paris, the Paris Museum Pass"). A preposition ends them: "X is an excellent choice for photographers" is a
 # choice, whoever it is for.
-NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which|and|or)\s)"
+NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which)\s)"
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"
     r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
@@ -270,6 +270,7 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     "X, a UK-based YouTuber" -> person; "X by Author", "the X sculpture" -> work; "the X period" -> topic;
     "X, a café" -> organisation. Read in every turn of a conversation, the assistant's included: it names
     what the user only mentions."""
+    marked = before.endswith(("*", "\u201c", '"'))  # a title in bold or quotes: a pronoun after is its author's
     before, after = before.rstrip('*\u201c"'), after.lstrip("*")
     if PART_OF_NAME_BEFORE.search(before) or PART_OF_NAME_AFTER.match(after):
         return None  # "Cafe Puerto Rico": the words around belong to another name
@@ -295,6 +296,6 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     for pattern, kind in CUE_BEFORE:
         if pattern.search(before) and not (kind == "work" and possessive):
             return kind
-    if pronoun_person(before, after, name):
+    if not marked and pronoun_person(before, after, name):
         return "person"
     return None

@@ -975,3 +975,10 @@ def test_a_brand_word_ending_a_longer_capitalised_name_is_not_a_brand_of_its_own
     found = _kinds_of([("user", "Have you heard about the new Really Right Stuff tripod? I love my Osprey backpack.")])
     assert "Stuff" not in found
     assert found.get("Osprey") == "organisation"
+
+
+def test_a_title_presented_with_its_year_is_a_work_and_adjectives_may_be_joined() -> None:
+    painting = 'Paintings like "The Broken Column" (1944) and "The Two Fridas" (1939) show her bold colours.'
+    turns = [("user", "I love Frida Kahlo."), ("assistant", painting), ("assistant", f"Also, {painting}")]
+    assert _kinds_of(turns).get("The Two Fridas") == "work"
+    assert cue_kind("", " is a beautiful and intimate musical that explores") == "work"
