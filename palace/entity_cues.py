@@ -215,6 +215,11 @@ RECIPIENT_BEFORE = re.compile(
 RECIPIENT_AFTER = re.compile(r"^\s+(?:a|an|some|another|new|her|his|their)\s+(?!few\b|lot\b|bit\b)")
 
 
+# "Hey Gabby, …", "Dear Ms. Lee:": whom a message greets is someone (a voice assistant is a brand: "Hey Siri").
+GREETING_BEFORE = re.compile(r"(?:^|[\n\"\u201c(]|[.!?]\s)\s*(?:Hey|Hi|Hello|Hiya|Dear)\s+$")
+GREETING_AFTER = re.compile(r"^\s*[,!:]")
+
+
 # A capitalised word joined to the mention on its line (not "The" or a sentence's first word): it is part of a
 # longer name.
 PART_OF_NAME_BEFORE = re.compile(
@@ -272,6 +277,8 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     what the user only mentions."""
     marked = before.endswith(("*", "\u201c", '"'))  # a title in bold or quotes: a pronoun after is its author's
     before, after = before.rstrip('*\u201c"'), after.lstrip("*")
+    if GREETING_BEFORE.search(before) and GREETING_AFTER.match(after) and not is_brand(name):
+        return "person"  # before the check below: "Hey" is no part of the name
     if PART_OF_NAME_BEFORE.search(before) or PART_OF_NAME_AFTER.match(after):
         return None  # "Cafe Puerto Rico": the words around belong to another name
     if BAND_PLURAL_AFTER.match(after):

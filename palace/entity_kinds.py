@@ -105,6 +105,8 @@ ORG_PREFIX = re.compile(
     r"Chamber|Society|Association|Federation)"
     r"\s+of\s"
 )
+# A venue named with its kind first: "Hotel Zelos", "Ristorante Il Latini" — a business, as "… Hotel" is.
+VENUE_PREFIX = re.compile(r"^(?:Hotel|Hostel|Motel|Ristorante|Trattoria|Osteria|Pizzeria|Taverna|Brasserie)\s")
 PLACE_PREFIX = re.compile(
     r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s"
 )
@@ -262,7 +264,13 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
-    if DENOMINATION.match(name) or FOOD_VENUE.search(name) or ESTATE_PREFIX.match(name) or ORG_PREFIX.match(name):
+    if (
+        DENOMINATION.match(name)
+        or FOOD_VENUE.search(name)
+        or ESTATE_PREFIX.match(name)
+        or ORG_PREFIX.match(name)
+        or VENUE_PREFIX.match(name)
+    ):
         return "organisation"  # "the Catholic Church"; "The Ship Rock Grille", "Podere Forte", whatever the label
     if place_shaped(name) and label in (
         "ORG",
@@ -334,7 +342,7 @@ def shape_kind(name: str) -> str | None:
         return "place"
     if PROJECT_SUFFIX.search(name):
         return "project"
-    if ORG_SUFFIX.search(name) or FOOD_VENUE.search(name):
+    if ORG_SUFFIX.search(name) or FOOD_VENUE.search(name) or VENUE_PREFIX.match(name):
         return "organisation"  # "The Ship Rock Grille", whoever one asks there for a table
     return None
 

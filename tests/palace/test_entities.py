@@ -982,3 +982,11 @@ def test_a_title_presented_with_its_year_is_a_work_and_adjectives_may_be_joined(
     turns = [("user", "I love Frida Kahlo."), ("assistant", painting), ("assistant", f"Also, {painting}")]
     assert _kinds_of(turns).get("The Two Fridas") == "work"
     assert cue_kind("", " is a beautiful and intimate musical that explores") == "work"
+
+
+def test_whom_a_message_greets_is_someone_and_a_hotel_named_first_is_a_business() -> None:
+    assert cue_kind('Here is a draft:\n"Hey ', ", it was great catching up with you") == "person"
+    assert cue_kind('"Hey ', ", set a timer for ten minutes", "Siri") is None  # a voice assistant is a brand
+    assert cue_kind("I went to Hey ", " yesterday") is None
+    found = _kinds_of([("user", "I've stayed in the area before, at the Hotel Zelos after a conference.")])
+    assert found.get("Hotel Zelos") == "organisation"
