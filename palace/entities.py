@@ -39,6 +39,7 @@ from palace.entity_names import (
     is_plausible,
     is_term,
     is_trade_term,
+    is_ui_label,
     key,
     lowercase_vocabulary,
     not_a_name_here,
@@ -331,6 +332,7 @@ def conversation_entities(
             or is_people_plural(name, context)
             or is_identifier(name, identifiers)
             or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"
+            or is_ui_label(name, context)  # the "Not Interested" button
         )
 
     entities = [e for e in drop_derived(merge_aliases(counted)) if kept(e)]

@@ -319,6 +319,13 @@ def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
     return any(spelled.search(text) for _, text in turns)
 
 
+def is_ui_label(name: str, context: str) -> bool:
+    """Whether the conversation quotes the name as a part of an app ("use the "Not Interested" button"): the
+    words on a button or a menu, not a name, wherever else they are said."""
+    quoted = re.compile(rf"[\"\u201c']{re.escape(name)}[\"\u201d']")
+    return any(UI_ELEMENT_AFTER.match(context[m.end() - 1 : m.end() + 40]) for m in quoted.finditer(context))
+
+
 # A name in capitals followed by its own abbreviation in brackets: "Quality of Service (QoS)", "Keyword
 # Difficulty (KD)", "Key Performance Indicators (KPIs)".
 _SMALL_WORDS = frozenset("of the and for in on to a an".split())

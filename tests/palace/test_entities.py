@@ -990,3 +990,11 @@ def test_whom_a_message_greets_is_someone_and_a_hotel_named_first_is_a_business(
     assert cue_kind("I went to Hey ", " yesterday") is None
     found = _kinds_of([("user", "I've stayed in the area before, at the Hotel Zelos after a conference.")])
     assert found.get("Hotel Zelos") == "organisation"
+
+
+def test_the_words_on_a_button_are_no_name_wherever_they_are_said() -> None:
+    turns = [
+        ("assistant", 'You can use the "Not Interested" button to remove tweets from your timeline.'),
+        ("user", "I'll use Twitter's built-in features like Mute and Not Interested to quiet things down."),
+    ]
+    assert "Not Interested" not in _kinds_of(turns)
