@@ -74,8 +74,8 @@ RELATIVE = re.compile(
     rf"\b(?i:my)\s+(?:(?i:older|younger|little|big|best|old|new|close)\s+)?({RELATIONS})(?:,\s*|\s+)"
     r"(?:(?i:named|called)\s+)?((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?" + NAME_WORD + r"(?:\s+" + NAME_WORD + r")?)"
 )
-# "Rachel, my sister" / "Rachel (my sister)"
-RELATIVE_AFTER = re.compile(rf"\b({NAME_WORD}),?\s+\(?(?i:my)\s+({RELATIONS})\b")
+# "Rachel, my sister" / "Rachel (my sister)"; not "Since my cousin …": the comma or the bracket says it
+RELATIVE_AFTER = re.compile(rf"\b({NAME_WORD})(?:,\s*|\s+\()(?i:my)\s+({RELATIONS})\b")
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -268,10 +268,10 @@ def _grown_left(text: str, start: int) -> int:
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
 # number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.", "the
 # Hidrate Spark 2.0." and "the Anker PowerCore 10,000," whole; a version after a name is part of it, "the Hidrate
-# Spark 2.0 data").
+# Spark 2.0 data"), or a model code in lower case ("the Intel Core i5-1135G7,").
 NAME_TAIL = re.compile(
     r"[\x20\t](?:\d{1,2}\.\d{1,2}|\d{1,3}(?:,\d{3})+)(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[a-zß-öø-ÿ]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[a-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from palace.entity_kinds import BAND_PLURAL_AFTER, WORK_CUE, brand_owned
+from palace.entity_kinds import BAND_PLURAL_AFTER, STUDY_BEFORE, WORK_CUE, brand_owned
 from palace.gazetteers import is_brand, personal_name, place_name
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
@@ -294,6 +294,8 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
         return apposed
     if brand_owned(before) and not personal_name(name):
         return "organisation"  # Behr's "Soft Chamois": a brand's colour, a maker's model
+    if STUDY_BEFORE.search(before) and not personal_name(name) and not place_name(name):
+        return "topic"  # "I'm studying International Business and I …": a subject, whatever follows
     for pattern, kind in CUE_AFTER:
         if pattern.search(after) and not (kind == "work" and OWNED.search(before)):
             return kind

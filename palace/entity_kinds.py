@@ -88,7 +88,8 @@ FIELD_BEFORE = re.compile(
 # whatever its words ("Administration") would make it.
 STUDY_BEFORE = re.compile(
     r"\b(?:degrees?|master['\u2019]?s|bachelor['\u2019]?s|mba|majors?|majoring|minor(?:ing)?|ph\.?d\.?|doctorate|"
-    r"diploma|specialization|specialisation|concentration)\b[^.!?\n]{0,20}\bin\s+$",
+    r"diploma|specialization|specialisation|concentration)\b[^.!?\n]{0,20}\bin\s+$|"
+    r"\b(?:studying|studied|study|studies)\s+$",  # "I'm studying International Business" (not "studying at …")
     re.I,
 )
 # "more Beatles songs", "playing Radiohead albums": whose songs, so a band or a singer, never a work.

@@ -27,7 +27,8 @@ BRANDS = frozenset(
     hbo peacock paramount crunchyroll pandora soundcloud tidal deezer bandcamp shazam headspace calm
     myfitnesspal noom weightwatchers ww nutrisystem hellofresh blueapron chewy petco petsmart homedepot
     lowes bestbuy macy's kohl's sears tjmaxx marshalls aldi kroger safeway wholefoods traderjoe's
-    mcdonald's chipotle subway dunkin siri cortana bixby""".split()
+    mcdonald's chipotle subway dunkin siri cortana bixby fender gibson ibanez epiphone gretsch rickenbacker
+    squier""".split()
 ) | {
     "facebook marketplace",
     "google maps",

@@ -998,3 +998,17 @@ def test_the_words_on_a_button_are_no_name_wherever_they_are_said() -> None:
         ("user", "I'll use Twitter's built-in features like Mute and Not Interested to quiet things down."),
     ]
     assert "Not Interested" not in _kinds_of(turns)
+
+
+def test_a_subject_studied_a_currency_a_q_and_a_and_a_sentence_s_first_word_before_my_cousin() -> None:
+    found = _kinds_of(
+        [
+            (
+                "user",
+                "I'm studying International Business and I play my Fender Jazzmaster. My income is $2,500 AUD."
+                " Any Q&A tips? Since my cousin Rachel got married, I miss her.",
+            )
+        ]
+    )
+    assert found == {"International Business": "topic", "Fender Jazzmaster": "organisation", "Rachel": "person"}
+    assert "Intel Core i5-1135G7" in _kinds_of([("user", "I'm considering the Intel Core i5-1135G7, with 8GB RAM.")])
