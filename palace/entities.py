@@ -380,7 +380,8 @@ def recurring_names(
             for match in NAME_RUN.finditer(sentence):
                 name = TRAILING_POSSESSIVE.sub("", match.group(0))
                 words = [w for w in name.split() if w not in NAME_PARTICLES]
-                if any(k == key(clean(name)) or k.endswith(f" {key(clean(name))}") for k in known) or (
+                bare = key(clean(name))  # "The Dark Knight" is known as "dark knight"
+                if any(k == bare or k.endswith(f" {bare}") for k in known) or (
                     all(common_word(w, lower_words) for w in words if w.isalpha()) and name.lower() not in presented
                 ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
                     continue

@@ -158,7 +158,9 @@ BRAND_WORD = re.compile(
 
 def camel_words(text: str) -> list[tuple[int, int, str]]:
     """CamelCase words mid-sentence and single brand words before what the brand sells."""
-    brands = [m for m in BRAND_WORD.finditer(text) if not PREVIOUS_CAPITALISED.search(text, 0, m.start())]
+    brands = [
+        m for m in BRAND_WORD.finditer(text) if not PREVIOUS_CAPITALISED.search(text, max(0, m.start() - 40), m.start())
+    ]
     return [(m.start(), m.end(), m.group(0)) for m in [*CAMEL_WORD.finditer(text), *brands]]
 
 
