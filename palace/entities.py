@@ -50,7 +50,13 @@ from palace.entity_names import (
 )
 from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
 from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
-from palace.entity_votes import brands_of_products, kinds_from_cues, kinds_from_lists, names_from_lists
+from palace.entity_votes import (
+    brands_of_products,
+    kinds_from_cues,
+    kinds_from_lists,
+    names_from_lists,
+    products_of_makers,
+)
 from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, personal_name
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
@@ -105,6 +111,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             start, text_of = without_imperative(text, start, text_of)
             if not text_of:
                 continue
+            if (untimed := TIME_AGO_TAIL.sub("", text_of)) != text_of:
+                text_of, end = untimed, start + len(untimed)  # "Yosemite National Park 4 weeks ago"
             if label == "PERSON" and (trimmed := LOWER_TAIL.sub("", text_of)) != text_of and " " in trimmed:
                 text_of, end = trimmed, start + len(trimmed)  # "a signed Steph Curry jersey": the player's name
             if not TRAILING_POSSESSIVE.search(text_of) and not_a_name_here(text_of, text[end : end + 60]):
@@ -192,6 +200,11 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
     return found
 
 
+# When, glued to a name by the small model: "a trip to Yosemite National Park 4 weeks ago".
+TIME_AGO_TAIL = re.compile(
+    r"\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s+ago$"
+)
 # Lower-case words ending a person's span: what the person's name is said of, not part of it.
 LOWER_TAIL = re.compile(r"(?:\s+[a-z][\w'-]*)+$")
 # A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
@@ -241,6 +254,8 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
             continue  # "#FitnessJourney": a hashtag, not a name
         if "\n" in text_of_doc[start:end]:
             continue  # "Labour Shortages\n3", "Hawthorn Berry\nLongjack": lines of a list, not one name
+        if particle := PARTICLE_NAME.match(text_of_doc, end):  # "Cortina d'Ampezzo": NER's GPE + PERSON
+            end = particle.end()
         if label in _JOINABLE or label == "PRODUCT":
             end = name_end(text_of_doc, end)
         elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
@@ -277,6 +292,7 @@ NAME_TAIL = re.compile(
 )
 
 
+PARTICLE_NAME = re.compile(r"[\x20\t][dl]['\u2019][A-ZÀ-ÖØ-Þ][\w-]*")  # "Côte d'Azur", "Val d'Isère"
 EPONYM_AFTER = re.compile(EPONYM_TAIL + r"\b")  # what an eponym adds to its person's name
 
 
@@ -348,6 +364,7 @@ def conversation_entities(
     kinds_from_cues(entities, [text for _, text in turns])
     kinds_from_lists(entities, [text for _, text in turns])
     entities += names_from_lists(entities, texts, lower_words)
+    products_of_makers(entities)
     brands_of_products(entities)
     return [e for e in entities if not is_identifier(e.name, identifiers)]
 

@@ -238,11 +238,15 @@ EPONYM_TAIL = (
 # novel's "The Poppy War", nor the film "The Matrix"), "the Civil Rights Movement", "the Dewey Decimal System"
 # ("… Systems" is a company; a revolution is an event or a subject as the labels take it, and is left to spaCy),
 # "the Ming Dynasty", "the Victorian Era".
-SUBJECT_SUFFIX = re.compile(
-    r"\b(?:(?:World|Civil|Cold|Vietnam|Korean|Gulf|Iraq|Crimean|Boer|Trojan|Napoleonic|Punic|Peloponnesian|"
-    r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?|Method|Technique|Diet|"
-    r"(?<!The )Matrix|(?<=\w )(?:Movement|System|Dynasty|Era))$"
+WAR_SUFFIX = (
+    r"\b(?:World|Civil|Cold|Vietnam|Korean|Gulf|Iraq|Crimean|Boer|Trojan|Napoleonic|Punic|Peloponnesian|"
+    r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?$"
 )
+WAY_SUFFIX = r"\b(?:Method|Technique|Diet|(?<!The )Matrix|(?<=\w )(?:Movement|System|Dynasty|Era))$"
+SUBJECT_SUFFIX = re.compile(f"{WAR_SUFFIX}|{WAY_SUFFIX}")
+# A way of doing things is a subject even where the small model reads a title ("the Eisenhower Matrix"); a war
+# it reads as a title may be a novel's ("The Poppy War").
+WAY_OF_DOING = re.compile(WAY_SUFFIX)
 EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
 
 
@@ -255,7 +259,7 @@ def kind_of(name: str, label: str) -> str | None:
         return None
     if CASE_NAME.search(name):
         return "work"  # "Brown v. Board of Education": a court case
-    if EPONYM.match(name) or (SUBJECT_SUFFIX.search(name) and label != "WORK_OF_ART"):
+    if EPONYM.match(name) or (SUBJECT_SUFFIX.search(name) and label != "WORK_OF_ART") or WAY_OF_DOING.search(name):
         return "topic"
     if INITIALLED.match(name):
         return "person"

@@ -21,7 +21,7 @@ NOT_ENTITIES = frozenset(
     ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
-    vpn hd 4k qr b2b b2c crm kpi kpis roi ceo cto cfo q&a
+    vpn hd 4k qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
     bbq tv
     covid covid-19 instagram-worthy
@@ -247,10 +247,20 @@ def everyday_words(name: str, lower_words: set[str]) -> bool:
     return all(common_word(word, lower_words) or word.lower() in common for word in word_forms(name.split()))
 
 
+# Languages, said alone ("I'm learning Telugu"): a skill or a subject the labels never file as a wing. Not in
+# NOT_ENTITIES, whose words also stop a name ("French Laundry" keeps its first word).
+LANGUAGES = frozenset(
+    """english spanish french german italian portuguese russian chinese mandarin cantonese japanese korean arabic
+    hindi urdu bengali punjabi telugu tamil marathi gujarati kannada malayalam swahili turkish persian farsi
+    hebrew greek latin dutch swedish norwegian danish finnish polish czech hungarian romanian ukrainian
+    vietnamese indonesian tagalog esperanto""".split()
+)
+
+
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
-    if len(text) < 2 or low in NOT_ENTITIES or not re.search(r"[A-Za-z]", text):
+    if len(text) < 2 or low in NOT_ENTITIES or low in LANGUAGES or not re.search(r"[A-Za-z]", text):
         return False
     if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
         return False

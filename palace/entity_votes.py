@@ -25,6 +25,16 @@ def brands_of_products(entities: Sequence[Entity]) -> None:
             entity.aliases.add(words[0].lower())
 
 
+def products_of_makers(entities: Sequence[Entity]) -> None:
+    """A name that starts with a maker's name the conversation knows as an organisation is its product, not a
+    person ("Rolleiflex TLR" beside "Rolleiflex")."""
+    makers = {entity.name.lower() for entity in entities if entity.kind == "organisation" and " " not in entity.name}
+    for entity in entities:
+        words = entity.name.split()
+        if entity.kind == "person" and entity.relation is None and len(words) > 1 and words[0].lower() in makers:
+            entity.kind = "organisation"
+
+
 CUE_MENTIONS = 200  # mentions read per entity: a regex each, enough for any conversation's vote
 
 

@@ -1012,3 +1012,17 @@ def test_a_subject_studied_a_currency_a_q_and_a_and_a_sentence_s_first_word_befo
     )
     assert found == {"International Business": "topic", "Fender Jazzmaster": "organisation", "Rachel": "person"}
     assert "Intel Core i5-1135G7" in _kinds_of([("user", "I'm considering the Intel Core i5-1135G7, with 8GB RAM.")])
+
+
+def test_a_time_a_particle_a_language_a_maker_s_product_and_a_way_of_doing_read_as_a_title() -> None:
+    found = _kinds_of([("user", "I took it on a trip to Yosemite National Park 4 weeks ago and loved it.")])
+    assert found == {"Yosemite National Park": "place"}
+    found = _kinds_of([("user", "I'm planning to stay in Cortina d'Ampezzo for a few days.")])
+    assert found.get("Cortina d'Ampezzo") == "place"
+    assert "Telugu" not in _kinds_of([("user", "I've been learning Telugu, since we visit Hyderabad.")])
+    turns = [("user", "I found a Rolleiflex at a flea market. Is the Rolleiflex TLR worth restoring?")]
+    assert _kinds_of(turns).get("Rolleiflex TLR") == "organisation"
+    from palace.entity_kinds import kind_of
+
+    assert kind_of("Eisenhower Matrix", "WORK_OF_ART") == "topic"  # a way of doing things, whatever the label
+    assert kind_of("The Poppy War", "WORK_OF_ART") == "work"
