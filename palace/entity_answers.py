@@ -1,0 +1,121 @@
+"""Names the other side of a conversation gives: what the assistant names again and again that the person
+only alludes to (`recurring_names`), and a second reading of the assistant's sentences for a "person" the small
+model may have misread in a short user sentence (`second_opinion`). A few short NER calls per conversation, not
+a pass over the assistant's text."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from palace.entity_aliases import Entity
+from palace.entity_kinds import kind_in_context, kind_of
+from palace.entity_names import (
+    TRAILING_POSSESSIVE,
+    clean,
+    common_word,
+    heading_spans,
+    is_plausible,
+    key,
+    not_a_name_here,
+)
+from palace.entity_titles import presented_titles
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+# Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of
+# Cognition", "Duc de Berry"), not at the start of a sentence or a line.
+NAME_RUN = re.compile(
+    r"(?:(?<=[a-z0-9,;(] )|(?<=[a-zß-öø-ÿ] [\"\u201c]))"
+    r"[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*(?:\s+(?:(?:of|the|for|de|du|la|von|van)\s+)?[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*)+"
+)
+RECURRING_NAMES = 6  # names checked per conversation: a handful of short NER calls
+NAME_PARTICLES = {"of", "the", "for", "de", "du", "la", "von", "van"}
+
+
+def recurring_names(
+    entities: Sequence[Entity], other_texts: Sequence[str], nlp: Any, lower_words: set[str]
+) -> list[Entity]:
+    """What the conversation is about that only the assistant names, again and again ("New York City" in
+    every answer about a trip, the product a pitch is written for): multi-word capitalised names that
+    recur mid-sentence in the assistant's turns, confirmed by NER on one sentence each. The top
+    RECURRING_NAMES only, so the assistant's text costs a regex, not a model pass; a name said once (a
+    list of ten books) stays out."""
+    known = {key(alias) for entity in entities for alias in entity.aliases}
+    presented = presented_titles("\n".join(other_texts))
+    counts: Counter[str] = Counter()
+    sentence_of: dict[str, str] = {}
+    for text in other_texts:
+        skip = heading_spans(text)
+        for sentence in SENTENCE_END.split(text):
+            for match in NAME_RUN.finditer(sentence):
+                name = TRAILING_POSSESSIVE.sub("", match.group(0))
+                words = [w for w in name.split() if w not in NAME_PARTICLES]
+                bare = key(clean(name))  # "The Dark Knight" is known as "dark knight"
+                if any(k == bare or k.endswith(f" {bare}") for k in known) or (
+                    all(common_word(w, lower_words) for w in words if w.isalpha()) and name.lower() not in presented
+                ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
+                    continue
+                if any(name in text[a:b] for a, b in skip) or not_a_name_here(
+                    name, sentence[match.end() : match.end() + 60]
+                ):
+                    continue
+                counts[name] += 1
+                sentence_of.setdefault(name, sentence[:400])
+    wanted = [name for name, n in counts.most_common(RECURRING_NAMES) if n >= 2]
+    found: list[Entity] = []
+    for name, doc in zip(wanted, nlp.pipe([sentence_of[n] for n in wanted], batch_size=16), strict=True):
+        whole = doc.text
+        for ent in doc.ents:
+            if key(clean(ent.text)) != key(clean(name)):  # "The Dark Knight": the article is not the name
+                continue
+            before = whole[max(0, ent.start_char - 40) : ent.start_char]
+            kind = kind_in_context(name, ent.label_, before, False, whole[ent.end_char : ent.end_char + 30])
+            if kind is not None and name.lower() in presented:
+                kind = "work"  # "The Two Fridas" (1939): a painting, whatever the small model read
+            if kind is not None and (is_plausible(name, ent.label_, lower_words) or name.lower() in presented):
+                found.append(Entity(name=name, kind=kind, mentions=counts[name], aliases={name.lower()}))
+            break
+    return found
+
+
+SECOND_OPINION_SENTENCES = 3
+
+
+def second_opinion(entities: Sequence[Entity], other_texts: Sequence[str], nlp: Any) -> None:
+    """The small model often reads a brand in a user's short sentence as a person ("I got it at
+    Sephora"). For each such "person" that is no one's relative, read up to SECOND_OPINION_SENTENCES
+    sentences of the other side that name it and let their labels vote: a handful of sentences per
+    conversation, not a pass over the assistant's text (which would cost a fifth of mining's time)."""
+    people = [e for e in entities if e.kind == "person" and e.relation is None]
+    sentences: list[str] = []
+    owners: list[Entity] = []
+    for entity in people:
+        pattern = re.compile(
+            "|".join(rf"(?<!\w){re.escape(alias)}(?!\w)" for alias in sorted(entity.aliases) if len(alias) > 2),
+            re.I,
+        )
+        found = [
+            sentence[:400]
+            for text in other_texts
+            for sentence in SENTENCE_END.split(text)
+            if pattern.pattern and pattern.search(sentence)
+        ][:SECOND_OPINION_SENTENCES]
+        sentences += found
+        owners += [entity] * len(found)
+    votes: dict[int, Counter[str]] = defaultdict(Counter)
+    for entity, doc in zip(owners, nlp.pipe(sentences, batch_size=64), strict=True):
+        names = {key(alias) for alias in entity.aliases}
+        for ent in doc.ents:
+            kind = kind_of(clean(ent.text), ent.label_)
+            if kind is not None and key(clean(ent.text)) in names:
+                votes[id(entity)][kind] += 1
+    for entity in people:
+        tally = votes[id(entity)]
+        if tally:
+            best, count = tally.most_common(1)[0]
+            if best != "person" and count > tally["person"]:
+                entity.kind = best
