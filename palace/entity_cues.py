@@ -215,6 +215,22 @@ RECIPIENT_BEFORE = re.compile(
 RECIPIENT_AFTER = re.compile(r"^\s+(?:a|an|some|another|new|her|his|their)\s+(?!few\b|lot\b|bit\b)")
 
 
+def inside_longer_title(before: str) -> bool:
+    """Whether the mention is inside a longer title in bold or quotes, opened with other words (not only an
+    article) before it on its line."""
+    line = before.rsplit("\n", 1)[-1]
+    for opened, closing in (("**", "**"), ('"', '"'), ("\u201c", "\u201d")):
+        if opened == closing:
+            still_open = line.count(opened) % 2 == 1
+        else:
+            still_open = line.count(opened) > line.count(closing)
+        if still_open:
+            inside = line[line.rfind(opened) + len(opened) :]
+            words = inside.split()
+            return inside.endswith(" ") and bool(words) and words != ["The"] and words != ["A"]  # not "The Fifth …"
+    return False
+
+
 # "Hey Gabby, …", "Dear Ms. Lee:": whom a message greets is someone (a voice assistant is a brand: "Hey Siri").
 GREETING_BEFORE = re.compile(r"(?:^|[\n\"\u201c(]|[.!?]\s)\s*(?:Hey|Hi|Hello|Hiya|Dear)\s+$")
 GREETING_AFTER = re.compile(r"^\s*[,!:]")
@@ -276,9 +292,12 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     "X, a café" -> organisation. Read in every turn of a conversation, the assistant's included: it names
     what the user only mentions."""
     marked = before.endswith(("*", "\u201c", '"'))  # a title in bold or quotes: a pronoun after is its author's
+    raw_after = after
     before, after = before.rstrip('*\u201c"'), after.lstrip("*")
     if GREETING_BEFORE.search(before) and GREETING_AFTER.match(after) and not is_brand(name):
-        return "person"  # before the check below: "Hey" is no part of the name
+        return "person"  # before the checks below: "Hey" is no part of the name, nor of a title
+    if raw_after.startswith(("**", '"', "\u201d")) and inside_longer_title(before):
+        return None  # "**National Geographic Kids: Ancient Egypt** by …": the words around are the title's
     if PART_OF_NAME_BEFORE.search(before) or PART_OF_NAME_AFTER.match(after):
         return None  # "Cafe Puerto Rico": the words around belong to another name
     if BAND_PLURAL_AFTER.match(after):

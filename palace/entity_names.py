@@ -21,7 +21,7 @@ NOT_ENTITIES = frozenset(
     ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
-    vpn hd 4k qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc
+    vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
     bbq tv
     covid covid-19 instagram-worthy

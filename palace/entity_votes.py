@@ -14,14 +14,20 @@ from palace.entity_kinds import shape_kind
 from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind
 
+# A model's word: a number or a code in it ("64GB", "P-45", "EOS"), or a capital inside it ("BeFree").
+MODEL_WORD = re.compile(r"\d|[a-z][A-Z]|^[A-Z]{2,}$")
+
 
 def brands_of_products(entities: Sequence[Entity]) -> None:
-    """A product named with its brand ("Dell XPS", "Instagram Stories", "Adidas Ultraboosts") is also found
-    by the brand's name, unless the brand is an entity of its own."""
+    """A product named with its brand ("Dell XPS", "Instagram Stories", "Adidas Ultraboosts", "Manfrotto BeFree",
+    "SanDisk Extreme Pro 64GB") is also found by the brand's name, unless the brand is an entity of its own: a
+    listed brand, or a first word before a model's word."""
     known = {alias for entity in entities for alias in entity.aliases}
     for entity in entities:
         words = entity.name.split()
-        if entity.kind == "organisation" and len(words) > 1 and words[0].lower() in BRANDS - known:
+        if entity.kind != "organisation" or len(words) < 2 or words[0].lower() in known:
+            continue
+        if words[0].lower() in BRANDS or (len(words[0]) > 2 and any(MODEL_WORD.search(w) for w in words[1:])):
             entity.aliases.add(words[0].lower())
 
 
@@ -31,7 +37,9 @@ def products_of_makers(entities: Sequence[Entity]) -> None:
     makers = {entity.name.lower() for entity in entities if entity.kind == "organisation" and " " not in entity.name}
     for entity in entities:
         words = entity.name.split()
-        if entity.kind == "person" and entity.relation is None and len(words) > 1 and words[0].lower() in makers:
+        if entity.kind != "person" or entity.relation is not None:
+            continue
+        if len(words) > 1 and words[0].lower() in makers:
             entity.kind = "organisation"
 
 

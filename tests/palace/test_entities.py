@@ -1026,3 +1026,22 @@ def test_a_time_a_particle_a_language_a_maker_s_product_and_a_way_of_doing_read_
 
     assert kind_of("Eisenhower Matrix", "WORK_OF_ART") == "topic"  # a way of doing things, whatever the label
     assert kind_of("The Poppy War", "WORK_OF_ART") == "work"
+
+
+def test_a_place_inside_a_longer_title_a_brand_before_its_model_and_a_camel_cased_class() -> None:
+    turns = [
+        ("user", "Can you recommend some books about ancient Egypt for kids?"),
+        ("assistant", "1. **National Geographic Kids: Ancient Egypt** by Catherine D. Hughes - great photos."),
+    ]
+    assert _kinds_of(turns).get("Egypt") == "place"  # the "by" is the longer title's
+    from palace.entity_cues import inside_longer_title
+
+    assert inside_longer_title("1. **National Geographic Kids: Ancient ")
+    assert not inside_longer_title("I like **Foo** and ")
+    found = conversation_entities(
+        [("user", "I'm bringing my Manfrotto BeFree tripod and a SanDisk Extreme Pro 64GB card.")]
+    )
+    aliases = {alias for entity in found for alias in entity.aliases}
+    assert {"manfrotto", "sandisk"} <= aliases  # the brand is found by its own name too
+    assert cue_kind('I loved "The ', '" by N.K. Jemisin, a great novel', "Fifth Season") == "work"  # only an article
+    assert cue_kind("built-in tools like ", "' Battery Report or macOS's", "Windows") != "place"
