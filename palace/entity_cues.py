@@ -226,8 +226,7 @@ def inside_longer_title(before: str) -> bool:
             still_open = line.count(opened) > line.count(closing)
         if still_open:
             inside = line[line.rfind(opened) + len(opened) :]
-            words = inside.split()
-            return inside.endswith(" ") and bool(words) and words != ["The"] and words != ["A"]  # not "The Fifth …"
+            return inside.endswith(" ") and inside.split() not in ([], ["The"], ["A"])  # not "The Fifth …"
     return False
 
 

@@ -37,9 +37,7 @@ def products_of_makers(entities: Sequence[Entity]) -> None:
     makers = {entity.name.lower() for entity in entities if entity.kind == "organisation" and " " not in entity.name}
     for entity in entities:
         words = entity.name.split()
-        if entity.kind != "person" or entity.relation is not None:
-            continue
-        if len(words) > 1 and words[0].lower() in makers:
+        if entity.kind == "person" and entity.relation is None and len(words) > 1 and words[0].lower() in makers:
             entity.kind = "organisation"
 
 
