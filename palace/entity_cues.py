@@ -257,12 +257,13 @@ SOMEONE = re.compile(
     r"grand\w+|niece|nephew|girlfriend|boyfriend|baby)\b",
     re.I,
 )
-PLACE_PREPOSITION = re.compile(r"\b(?:at|from|to|in|into|on|near|with|via|through)\s+(?:the\s+)?$", re.I)
+# Not after "at", "from" … (a place), nor after "the": a person is not named with an article ("the Bruins … him").
+PLACE_PREPOSITION = re.compile(r"\b(?:(?:at|from|to|in|into|on|near|with|via|through)\s+(?:the\s+)?|the\s+)$", re.I)
 
 
 def pronoun_person(before: str, after: str, name: str) -> bool:
     """Whether a gendered pronoun after the mention, in its sentence, speaks of it (GENDERED_PRONOUN)."""
-    if PLACE_PREPOSITION.search(before) or is_brand(name) or place_name(name):
+    if PLACE_PREPOSITION.search(before) or name.lower().startswith("the ") or is_brand(name) or place_name(name):
         return False
     sentence = PRONOUN_REACH.match(after)
     pronoun = GENDERED_PRONOUN.search(sentence.group(0)) if sentence else None
@@ -319,7 +320,9 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
             return kind
     if RECIPIENT_BEFORE.search(before) and RECIPIENT_AFTER.match(after):
         return "person"  # "got Whiskers a new scratching post": someone things are got for (a pet is a person)
-    possessive = after.startswith(("'s", "\u2019s"))  # "read George Orwell's 1984": the work is what he owns
+    possessive = after.startswith(
+        ("'s", "\u2019s", "' ", "\u2019 ")
+    )  # "read George Orwell's 1984", "watch the Bruins' game"
     for pattern, kind in CUE_BEFORE:
         if pattern.search(before) and not (kind == "work" and possessive):
             return kind

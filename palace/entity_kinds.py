@@ -178,8 +178,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "organisation" if kind != "person" or name.endswith("s") else "person"
     if (quoted or kind == "work") and brand_owned(before):
         return "organisation"  # Behr's "Soft Chamois": a brand's product line, not a title
-    if quoted or (WORK_CUE.search(before) and not (kind == "person" and after.startswith(("'s", "\u2019s")))):
-        return "work"  # not "read George Orwell's 1984": the work is what the person's name owns
+    if quoted or (WORK_CUE.search(before) and not after.startswith(("'s", "\u2019s", "' ", "\u2019 "))):
+        return "work"  # not "read George Orwell's 1984", "watch the Bruins' game": the work is what the name owns
     if kind == "person":
         if PLACE_CUE.search(before) and not after.startswith(("'s", "\u2019s")):  # "in George Orwell's novel"
             return "place"

@@ -23,6 +23,7 @@ NOT_ENTITIES = frozenset(
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
     vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
+    mp3 mp4 wav flac aac jpeg jpg png gif heic raw csv json xml
     bbq tv
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday

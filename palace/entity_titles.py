@@ -110,12 +110,12 @@ MARKDOWN_LIST_ITEM = re.compile(r"\s*(?:\d+[.)]|[-*\u2022])\s")
 # Something that carries words, just before a quote: the quote is the words on it, not a title ("a banner that
 # says "Michael's Squad" or "Brother's Team"", the caption "Golden Hour Vibes"; not the hashtags for my "Go
 # Green" campaign). Or a place in a document or an app the quote names: "a column for "Next Steps"", a folder
-# called "Summer Reads".
+# called "Summer Reads", categories like "Beach," "Town," and "Food".
 CARRIER_BEFORE = re.compile(
     r"\b(?:(?:banner|sign|card|cake|shirt|t-shirt|mug|poster|sticker|label|plaque|caption|slogan|motto|tagline|"
     r"inscription|engraving)s?(?:\s+(?:that|which)\s+(?:says|said|reads|read)|\s+(?:saying|reading|with)|:|,)?|"
-    r"(?:column|field|tab|heading|header|folder|category|categories|sheet|section)s?\s+"
-    r"(?:for|called|named|titled|labell?ed))(?:\s+like)?\s*$",
+    r"(?:column|field|tab|heading|header|folder|album|category|categories|sheet|section)s?\s+"
+    r"(?:for|called|named|titled|labell?ed|like))(?:\s+like)?\s*$",
     re.I,
 )
 
@@ -125,7 +125,10 @@ def said_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     said_end: int | None = None  # where the quote before ended, when it was words said
     for quote in QUOTED.finditer(text):
-        listed = said_end is not None and LIST_JOINER.fullmatch(text, said_end, quote.start()) is not None
+        listed = said_end is not None and (
+            LIST_JOINER.fullmatch(text, said_end, quote.start()) is not None
+            or (text[said_end - 2] == "," and not text[said_end : quote.start()].strip())  # "Beach," "Town,"
+        )
         said = listed or CARRIER_BEFORE.search(text, max(0, quote.start() - 40), quote.start()) is not None
         if said:
             spans.append((quote.start(), quote.end()))

@@ -1045,3 +1045,12 @@ def test_a_place_inside_a_longer_title_a_brand_before_its_model_and_a_camel_case
     assert {"manfrotto", "sandisk"} <= aliases  # the brand is found by its own name too
     assert cue_kind('I loved "The ', '" by N.K. Jemisin, a great novel', "Fifth Season") == "work"  # only an article
     assert cue_kind("built-in tools like ", "' Battery Report or macOS's", "Windows") != "place"
+
+
+def test_quoted_categories_file_formats_and_a_team_with_its_article_are_no_people_or_titles() -> None:
+    found = _kinds_of([("user", 'Should I create broader categories like "Beach," "Town," and "Food" for my photos?')])
+    assert not {"Beach", "Town", "Food"} & set(found)
+    assert not {"MP3", "WAV"} & set(_kinds_of([("user", "Should I export the episode as MP3 or WAV for GarageBand?")]))
+    assert cue_kind("that game where ", " ended up winning 4-2, with him scoring", "the Bruins") is None
+    found = _kinds_of([("user", "I'm planning to watch the Bruins' upcoming game against the Toronto Maple Leafs.")])
+    assert found.get("Bruins") == "organisation"  # whose game it is, not the game
