@@ -155,6 +155,9 @@ BRAND_WORD = re.compile(
     r"gift cards?|subscription|membership|outlet|catalog(?:ue)?|" + MADE_THINGS + r")\b)"
 )
 
+# The word before is capitalised: the brand word ends a longer name ("the Really Right Stuff tripod" is not "Stuff").
+PREVIOUS_CAPITALISED = re.compile(r"(?<![\w'-])[A-ZÀ-ÖØ-Þ][\w&'-]*\s$")
+
 
 def camel_words(text: str) -> list[tuple[int, int, str]]:
     """CamelCase words mid-sentence and single brand words before what the brand sells."""
@@ -162,7 +165,3 @@ def camel_words(text: str) -> list[tuple[int, int, str]]:
         m for m in BRAND_WORD.finditer(text) if not PREVIOUS_CAPITALISED.search(text, max(0, m.start() - 40), m.start())
     ]
     return [(m.start(), m.end(), m.group(0)) for m in [*CAMEL_WORD.finditer(text), *brands]]
-
-
-# The word before is capitalised: the brand word ends a longer name ("the Really Right Stuff tripod" is not "Stuff").
-PREVIOUS_CAPITALISED = re.compile(r"(?<![\w'-])[A-ZÀ-ÖØ-Þ][\w&'-]*\s$")
