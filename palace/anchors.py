@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from palace.entity_names import alias_regex, written_as_name
 from palace.models import Wing
 
 MAX_WORDS_IN_NAME = 4
@@ -41,7 +42,7 @@ class Anchors:
         if tagged & self.names:
             return True
         if self._pattern is None:
-            alternatives = "|".join(re.escape(name) for name in sorted(self.names, key=len, reverse=True))
+            alternatives = "|".join(alias_regex(name) for name in sorted(self.names, key=len, reverse=True))
             self._pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I)
         return bool(self._pattern.search(content))
 
@@ -58,7 +59,8 @@ def _phrases(query: str) -> list[str]:
 
 def named_in(*, owner_id: int, query: str) -> Anchors:
     """The owner's wings the query names, in one query on the wing aliases' GIN index."""
-    phrases = _phrases(query)
+    # "tell us" names no country: a short form that is an everyday word counts only as written ("the US").
+    phrases = [p for p in _phrases(query) if written_as_name(p, query)]
     if not phrases:
         return Anchors()
     rows = Wing.objects.filter(owner_id=owner_id, kind__in=ANCHOR_KINDS, aliases__has_any_keys=phrases).values_list(

@@ -32,6 +32,7 @@ from palace.entity_names import (
     ALIASES,
     NOT_ENTITIES,
     TRAILING_POSSESSIVE,
+    alias_regex,
     clean,
     common_word,
     heading_spans,
@@ -157,8 +158,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             for name in names:
                 if not name:  # an emoji the small model labelled ("🙂" as ORG): nothing is left of it
                     continue
-                if name.lower() in ALIASES:  # "NYC": a known short form of a place, named in full
-                    found.append((ALIASES[name.lower()], "place"))
+                if name.lower() in ALIASES:  # "NYC": a known short form of a place, named in full when merged
+                    found.append((name, "place"))
                     continue
                 kind = given_name_kind(name, kind_in_context(name, label, before, quoted, after), lower_words)
                 if kind is not None and name.lower() in presented:
@@ -372,6 +373,6 @@ def tags_for_turn(text: str, entities: Sequence[Entity]) -> dict[str, list[str]]
     letter = {"person": "p", "place": "l", "organisation": "i", "work": "e"}
     tags: dict[str, list[str]] = {}
     for entity in entities:
-        if any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", text, re.I) for a in entity.aliases if len(a) > 2):
+        if any(re.search(rf"(?<!\w){alias_regex(a)}(?!\w)", text, re.I) for a in entity.aliases if len(a) > 2):
             tags.setdefault(letter.get(entity.kind, "i"), []).append(entity.name)
     return tags

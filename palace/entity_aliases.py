@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from palace.entity_kinds import ORG_SUFFIX
-from palace.entity_names import ALIASES, TITLES, initials, key
+from palace.entity_names import ALIASES, SHORT_FORMS_OF, TITLES, initials, key
 
 
 @dataclass
@@ -87,14 +87,14 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
             kinds[kind_] += n
         kind = kinds.most_common(1)[0][0]
         best = max(root_forms, key=lambda f: (len(f[0].split()), bool(TITLES.match(f[0])), f[2], f[0][0].isupper()))
-        expanded = ALIASES.get(root)
-        name = expanded if expanded and not root_forms else best[0]
+        name = ALIASES.get(root) or best[0]  # "NYC" alone is New York City
         entities.append(
             Entity(
                 name=name,
                 kind=kind,
                 mentions=sum(n for _, _, n in forms),
-                aliases={f[0].lower() for f in forms} | {name.lower()},
+                # Every known short form is an alias ("nyc"), said or not: a search for it finds the place.
+                aliases={f[0].lower() for f in forms} | {name.lower()} | SHORT_FORMS_OF.get(name.lower(), set()),
                 labels=labels,
             )
         )

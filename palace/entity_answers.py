@@ -14,6 +14,7 @@ from palace.entity_aliases import Entity
 from palace.entity_kinds import kind_in_context, kind_of
 from palace.entity_names import (
     TRAILING_POSSESSIVE,
+    alias_regex,
     clean,
     common_word,
     heading_spans,
@@ -95,7 +96,7 @@ def second_opinion(entities: Sequence[Entity], other_texts: Sequence[str], nlp: 
     owners: list[Entity] = []
     for entity in people:
         pattern = re.compile(
-            "|".join(rf"(?<!\w){re.escape(alias)}(?!\w)" for alias in sorted(entity.aliases) if len(alias) > 2),
+            "|".join(rf"(?<!\w){alias_regex(alias)}(?!\w)" for alias in sorted(entity.aliases) if len(alias) > 2),
             re.I,
         )
         found = [

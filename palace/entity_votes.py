@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind
 from palace.entity_kinds import shape_kind
-from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
+from palace.entity_names import NOT_ENTITIES, alias_regex, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind
 
 # A model's word: a number or a code in it ("64GB", "P-45", "EOS"), or a capital inside it ("BeFree").
@@ -56,7 +56,7 @@ def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
         aliases = sorted((a for a in entity.aliases if len(a) > 2), key=len, reverse=True)
         if not aliases:
             continue
-        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, aliases)) + r")(?![\w-])", re.I)
+        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(alias_regex, aliases)) + r")(?![\w-])", re.I)
         votes: Counter[str] = Counter()
         for n, match in enumerate(pattern.finditer(whole)):
             if n == CUE_MENTIONS:
@@ -86,7 +86,7 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
     if len({id(e) for e in of_alias.values()}) < LIST_NAMES:
         return
     pattern = re.compile(
-        r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(of_alias, key=len, reverse=True))) + r")(?![\w-])", re.I
+        r"(?<![\w-])(?:" + "|".join(map(alias_regex, sorted(of_alias, key=len, reverse=True))) + r")(?![\w-])", re.I
     )
     votes: dict[int, Counter[str]] = defaultdict(Counter)
     for text in texts:

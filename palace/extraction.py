@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from memory_site.lib.text import content_words
 from palace import entities as ner
 from palace.entities import Entity
+from palace.entity_names import alias_regex
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -138,10 +139,14 @@ def count_mentions(found: Extraction, turns: Sequence[tuple[str, str]]) -> Extra
     alias: what the conversation is about is what both keep coming back to, and the NER only reads the
     user's side."""
     for entity in found.entities:
-        patterns = [re.compile(rf"(?<!\w){re.escape(alias)}(?!\w)", re.I) for alias in entity.aliases if len(alias) > 1]
+        aliases = sorted((alias for alias in entity.aliases if len(alias) > 1), key=len, reverse=True)
+        if not aliases:
+            continue
+        # One pattern, longest alias first: "Dr. Patel" is one mention, not one of "Dr. Patel" and one of "Patel".
+        pattern = re.compile(rf"(?<!\w)(?:{'|'.join(map(alias_regex, aliases))})(?!\w)", re.I)
         counted = 0
         for index, (_, text) in enumerate(turns):
-            found_here = [m.start() for pattern in patterns for m in pattern.finditer(text)]
+            found_here = [m.start() for m in pattern.finditer(text)]
             if found_here and entity.first is None:
                 entity.first = (index, min(found_here))  # where the conversation first names it
             counted += len(found_here)
@@ -193,7 +198,7 @@ def triples(text: str, found: Extraction) -> list[Triple]:
 
 
 def _names(text: str, entity: Entity) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(alias)}(?!\w)", text, re.I) for alias in entity.aliases)
+    return any(re.search(rf"(?<!\w){alias_regex(alias)}(?!\w)", text, re.I) for alias in entity.aliases)
 
 
 # --- topics within a conversation (closets) ------------------------------------------------------------

@@ -1054,3 +1054,19 @@ def test_quoted_categories_file_formats_and_a_team_with_its_article_are_no_peopl
     assert cue_kind("that game where ", " ended up winning 4-2, with him scoring", "the Bruins") is None
     found = _kinds_of([("user", "I'm planning to watch the Bruins' upcoming game against the Toronto Maple Leafs.")])
     assert found.get("Bruins") == "organisation"  # whose game it is, not the game
+
+
+def test_a_short_form_is_the_places_alias_and_only_as_written_a_mention() -> None:
+    chat = [
+        ("user", "I moved to the US from the UK, and friends in LA tell us it is sunny. Let us plan NYC."),
+        ("assistant", "Sure! Let us compare the US with Los Angeles."),
+    ]
+    found = {e.name: e for e in conversation_entities(chat)}
+    assert {"United States", "United Kingdom", "Los Angeles", "New York City"} <= set(found)
+    assert not {"US", "UK", "LA", "NYC"} & set(found)
+    assert {"us", "usa"} <= found["United States"].aliases and "nyc" in found["New York City"].aliases
+    counted = {e.name: e.mentions for e in extraction.count_mentions(extraction.extract(chat), chat).entities}
+    assert counted["United States"] == 2  # "the US" twice; "tell us" and "let us" are no country
+    assert counted["Los Angeles"] == 2
+    tags = extraction.tags_for("Tell me about the states of matter, then let us know.", extraction.extract(chat))
+    assert "United States" not in {name for names in tags.values() for name in names}

@@ -791,3 +791,13 @@ def _said_far_from_the_query(owner: Any, turns: dict[str, str]) -> dict[str, Dra
 def test_a_named_month_is_read_with_last_too(query: str, start: datetime) -> None:
     window = temporal.parse(query, datetime(2026, 11, 20, tzinfo=UTC))
     assert isinstance(window, temporal.TimeWindow) and window.start == start
+
+
+def test_a_short_form_names_its_wing_only_as_written(personas: Personas) -> None:
+    from palace import anchors
+
+    owner = personas.owner.user.pk
+    mine(personas.owner.user, "c1", [{"role": "user", "content": "I moved to the US from Berlin last year."}], MARCH)
+    assert "united states" in anchors.named_in(owner_id=owner, query="When did I move to the US?").names
+    assert "united states" in anchors.named_in(owner_id=owner, query="What did I do in the USA?").names
+    assert not anchors.named_in(owner_id=owner, query="What did you tell us about moving?").names
