@@ -181,8 +181,9 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of markdown headings and bold list labels, where capitals prove nothing."""
     spans = []
     for match in MARKDOWN_HEADING.finditer(text):
-        end = text.find("\n", match.start())
-        spans.append((match.start(), len(text) if end == -1 else end))
+        start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())  # after the blank lines before
+        end = text.find("\n", start)
+        spans.append((start, len(text) if end == -1 else end))
     spans += [match.span(1) for match in OPTION_TITLE.finditer(text)]
     return spans
 
