@@ -93,7 +93,8 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
         runs: list[tuple[str | None, list[Entity]]] = []  # the kind the words before a list say, its names
         last_end = None
         for match in pattern.finditer(text):
-            entity = of_alias[match.group(0).lower()]
+            said = match.group(0).lower()
+            entity = of_alias.get(said) or of_alias[said.replace(".", "")]  # "the U.S." is "the us"
             if last_end is not None and LIST_GAP.match(text[last_end : match.start()]):
                 if all(other is not entity for other in runs[-1][1]):
                     runs[-1][1].append(entity)
@@ -143,7 +144,9 @@ def names_from_lists(entities: Sequence[Entity], texts: Sequence[str], lower_wor
             if 3 * count < 2 * len(items):
                 continue
             for item, entity in zip(items, known, strict=True):
-                new = entity is None and item.lower() not in found and plausible_listed(item, lower_words)
+                # "Exclude Shikhar Dhawan, …": a known name with words before it is that name, already found
+                named = entity is not None or any(item.lower().endswith(f" {alias}") for alias in of_alias)
+                new = not named and item.lower() not in found and plausible_listed(item, lower_words)
                 if new:
                     found[item.lower()] = Entity(name=item, kind=kind, mentions=1, aliases={item.lower()})
     return list(found.values())
