@@ -243,6 +243,8 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
                 spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
                 continue
         start = _grown_left(text_of_doc, ent.start_char) if ent.label_ in _JOINABLE else ent.start_char
+        if ent.label_ == "PERSON" and (initial := INITIAL_BEFORE.search(text_of_doc, max(0, start - 4), start)):
+            start = initial.start()  # "T Natarajan": the initial is the name's
         if spans and start < spans[-1][1]:
             start = ent.start_char
         spans.append((start, ent.end_char, text_of_doc[start : ent.end_char], ent.label_))
@@ -264,6 +266,8 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
     return grown
 
 
+# A person's initial the small model leaves out: "T Natarajan", "(K Rahul" (not "I" or "A", which are words).
+INITIAL_BEFORE = re.compile(r"(?:^|(?<=[\s(\"\u201c]))[B-HJ-Z]\.?[ ]$")
 # Capitalised words just before a span, mid-sentence: "watched Captain Marvel" (NER sees "Marvel"), "Crazy
 # Rich Asians" ("Rich Asians").
 LEFT_OF_SPAN = re.compile(r"(?<=[a-zß-öø-ÿ,] )((?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+ ){1,2})$")

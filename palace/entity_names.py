@@ -209,7 +209,8 @@ LOWER_I = re.compile(r"(?<![\w'-])i(?:'m|'ve|'d|'ll)?(?![\w'-])")
 IMPERATIVE = re.compile(
     r"^(?:Define|Explain|Describe|Discuss|List|Compare|Contrast|Write|Summari[sz]e|Outline|Identify|Calculate|"
     r"Analy[sz]e|Evaluate|Illustrate|Differentiate|Distinguish|Justify|Elaborate|Mention|Enumerate|State|Give|"
-    r"Provide|Create|Design|Implement|Generate|Rewrite|Translate|Convert|Draft|Suggest|Recommend|Imagine)\s+"
+    r"Provide|Create|Design|Implement|Generate|Rewrite|Translate|Convert|Draft|Suggest|Recommend|Imagine|"
+    r"Exclude|Include|Remove|Replace|Drop|Swap|Pick|Choose|Select|Consider|Edit|Revise|Proofread|Rank|Sort)\s+"
 )
 LINE_OR_SENTENCE_START = re.compile(r"(?:^|\n|[.!?:]\s)\s*(?:[-*\u2022]\s+|\d+[.)]\s+|[\"\u201c'(*]+)?$")
 

@@ -1070,3 +1070,17 @@ def test_a_short_form_is_the_places_alias_and_only_as_written_a_mention() -> Non
     assert counted["Los Angeles"] == 2
     tags = extraction.tags_for("Tell me about the states of matter, then let us know.", extraction.extract(chat))
     assert "United States" not in {name for names in tags.values() for name in names}
+
+
+def test_an_instructions_verb_and_a_persons_initial_and_a_dotted_short_form_in_a_list() -> None:
+    chat = [
+        (
+            "user",
+            "Pick the best team. Exclude Shikhar Dhawan, Bhuvaneshwar Kumar and Rishab Pant from the playing 11. "
+            "T Natarajan is unavailable. I lived in France, Spain, the U.S. and Italy.",
+        )
+    ]
+    found = {e.name: e for e in conversation_entities(chat)}
+    assert {"Shikhar Dhawan", "T Natarajan", "United States"} <= set(found)
+    assert not {"Exclude Shikhar Dhawan", "Natarajan", "Pick"} & set(found)
+    assert found["United States"].kind == "place"
