@@ -51,7 +51,9 @@ def recurring_names(
     sentence_of: dict[str, str] = {}
     for text in other_texts:
         skip = heading_spans(text)
+        offset = 0
         for sentence in SENTENCE_END.split(text):
+            offset = text.find(sentence, offset)  # where the sentence starts: a heading is skipped where it is
             for match in NAME_RUN.finditer(sentence):
                 name = TRAILING_POSSESSIVE.sub("", match.group(0))
                 words = [w for w in name.split() if w not in NAME_PARTICLES]
@@ -60,7 +62,7 @@ def recurring_names(
                     all(common_word(w, lower_words) for w in words if w.isalpha()) and name.lower() not in presented
                 ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
                     continue
-                if any(name in text[a:b] for a, b in skip) or not_a_name_here(
+                if any(a <= offset + match.start() < b for a, b in skip) or not_a_name_here(
                     name, sentence[match.end() : match.end() + 60]
                 ):
                     continue
