@@ -231,23 +231,24 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
     # 100,000-character turn take minutes (entities x tokens).
     text_of_doc = doc.text
     for ent in list(doc.ents):
+        label = "ORG" if ent.label_ == "NORP" and is_brand(ent.text) else ent.label_  # "Yamaha" read as a people
         run = next((r for r in runs if r[0] <= ent.start_char and ent.end_char <= r[1]), None)
-        if run is not None and ent.label_ in _JOINABLE and (run[0], run[1]) != (ent.start_char, ent.end_char):
+        if run is not None and label in _JOINABLE and (run[0], run[1]) != (ent.start_char, ent.end_char):
             if spans and spans[-1][0] == run[0]:
                 continue
-            spans.append((run[0], run[1], run[2], "PRODUCT" if ent.label_ == "PRODUCT" else "ORG"))
+            spans.append((run[0], run[1], run[2], "PRODUCT" if label == "PRODUCT" else "ORG"))
             continue
-        if spans and ent.label_ in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
+        if spans and label in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
             start, end, text, _ = spans[-1]
             if ent.start_char == end + 1 and text_of_doc[end] == " ":
                 spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
                 continue
-        start = _grown_left(text_of_doc, ent.start_char) if ent.label_ in _JOINABLE else ent.start_char
-        if ent.label_ == "PERSON" and (initial := INITIAL_BEFORE.search(text_of_doc, max(0, start - 4), start)):
+        start = _grown_left(text_of_doc, ent.start_char) if label in _JOINABLE else ent.start_char
+        if label == "PERSON" and (initial := INITIAL_BEFORE.search(text_of_doc, max(0, start - 4), start)):
             start = initial.start()  # "T Natarajan": the initial is the name's
         if spans and start < spans[-1][1]:
             start = ent.start_char
-        spans.append((start, ent.end_char, text_of_doc[start : ent.end_char], ent.label_))
+        spans.append((start, ent.end_char, text_of_doc[start : ent.end_char], label))
     grown = []
     for start, end, _, label in spans:
         if start and text_of_doc[start - 1] == "#":
@@ -285,10 +286,10 @@ def _grown_left(text: str, start: int) -> int:
 # What continues a name past where the small model ends it: a hyphen and a capital ("Ali-A", "Jay-Z"), or a
 # number that is part of a title or a model ("Ready Player One", "Mustang Mach 1 model", "Apollo 13.", "the
 # Hidrate Spark 2.0." and "the Anker PowerCore 10,000," whole; a version after a name is part of it, "the Hidrate
-# Spark 2.0 data"), or a model code in lower case ("the Intel Core i5-1135G7,").
+# Spark 2.0 data"), or a model code ("the Intel Core i5-1135G7,", "my Yamaha P-125.").
 NAME_TAIL = re.compile(
     r"[\x20\t](?:\d{1,2}\.\d{1,2}|\d{1,3}(?:,\d{3})+)(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[a-zß-öø-ÿ]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t][A-Z]{1,4}-?\d{1,5}[A-Za-z]{0,3}|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[a-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )

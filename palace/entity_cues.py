@@ -147,6 +147,10 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"\b" + PRODUCT_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+(?:the\s+)?" + LISTED + r"$", re.I),
         "organisation",  # "smart thermostats like Nest or Ecobee": things sold under a brand
     ),
+    (
+        re.compile(r"\b(?:models|" + PRODUCT_NOUNS + r")\s+(?:from|made by)\s+(?:the\s+)?" + LISTED + r"$", re.I),
+        "organisation",  # "the newer models from Korg and Roland": their makers
+    ),
     (re.compile(r"\b" + PERSON_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I), "person"),
     (
         re.compile(r"\b" + PLACE_NOUNS + r"s?\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I),

@@ -1084,3 +1084,16 @@ def test_an_instructions_verb_and_a_persons_initial_and_a_dotted_short_form_in_a
     assert {"Shikhar Dhawan", "T Natarajan", "United States"} <= set(found)
     assert not {"Exclude Shikhar Dhawan", "Natarajan", "Pick"} & set(found)
     assert found["United States"].kind == "place"
+
+
+def test_a_brand_read_as_a_people_keeps_its_model_and_makers_are_organisations() -> None:
+    chat = [
+        (
+            "user",
+            "I want more sounds than my current Yamaha P-125. I've been looking at some of the newer models "
+            "from Korg and Roland, but I'm not sure yet.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Yamaha P-125") == "organisation"
+    assert kinds.get("Roland") == "organisation" and kinds.get("Korg") == "organisation"
