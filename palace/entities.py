@@ -289,8 +289,9 @@ def _grown_left(text: str, start: int) -> int:
 # Spark 2.0 data"), or a model code ("the Intel Core i5-1135G7,", "my Yamaha P-125.").
 NAME_TAIL = re.compile(
     r"[\x20\t](?:\d{1,2}\.\d{1,2}|\d{1,3}(?:,\d{3})+)(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t][A-Z]{1,4}-?\d{1,5}[A-Za-z]{0,3}|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[a-zß-öø-ÿ]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t][A-Z]{1,4}-?\d{1,5}[A-Za-z]{0,3}|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[A-Za-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
+    r"running|shoes|sneakers|boots|bag|backpack|camera|lens|headphones|tripod|guitar|bike|laptop|phone|watch|drone|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"
 )
 

@@ -284,7 +284,10 @@ METHOD_AFTER = re.compile(
     r"^\s+(?:method|methods|methodology|technique|principle|matrix|chart|charts|diagram|diagrams|board|boards|framework)\b"
 )
 # A brand before what it makes: "a Weber gas grill", "my Osprey hiking backpack".
-MADE_AFTER = re.compile(r"^(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b")
+# "a Gitzo or Really Right Stuff tripod": each brand of the pair.
+MADE_AFTER = re.compile(
+    r"^(?:\s+(?:or|and|&)(?:\s+[A-ZÀ-ÖØ-Þ][\w'&.-]*){1,3})?(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b"
+)
 # A team's game: "that Vikings game", "the Lakers game" (one plural word; "the Halo game" is a video game).
 TEAM_GAME = re.compile(r"^\s+game\b")
 TEAM_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+s$")

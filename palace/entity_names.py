@@ -18,7 +18,7 @@ NOT_ENTITIES = frozenset(
     """
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
-    ai api apis faq diy tl;dr dr mr mrs ms prof sir madam
+    ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
     vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc

@@ -1097,3 +1097,18 @@ def test_a_brand_read_as_a_people_keeps_its_model_and_makers_are_organisations()
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Yamaha P-125") == "organisation"
     assert kinds.get("Roland") == "organisation" and kinds.get("Korg") == "organisation"
+
+
+def test_a_models_number_dunes_a_pair_of_makers_and_no_contraction_for_a_relative() -> None:
+    chat = [
+        (
+            "user",
+            "I run in my Nike Air Zoom Pegasus 38 running shoes and carry a Think Tank Urban Disguise 40L, but "
+            "would a Gitzo or Really Right Stuff tripod fit? Since I hiked the John Muir Trail with my brother, "
+            "I'd love to see the Eureka Dunes.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Nike Air Zoom Pegasus 38") == "organisation" and "Think Tank Urban Disguise 40L" in kinds
+    assert kinds.get("Gitzo") == "organisation" and kinds.get("Eureka Dunes") == "place"
+    assert "I'd" not in kinds
