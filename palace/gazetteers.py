@@ -56,6 +56,13 @@ BRANDS = frozenset(
     "youtube music",
     "instant pot",  # written "instant pot" in chat; "instant" alone is a word ("instant coffee")
 }
+_LISTED_BRANDS = [
+    name.strip()
+    for line in (Path(__file__).with_name("brands.txt")).read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+    for name in (line.split("|") if "|" in line else line.split())
+]
+BRANDS |= {name.removeprefix("^") for name in _LISTED_BRANDS}  # palace/brands.txt: more makers, shops and apps
 # Countries and well-known cities written in lower case in chat (palace/places.txt says which).
 PLACES = frozenset(
     name.strip()
@@ -177,7 +184,7 @@ BRANDS_NEED_CAPITAL = frozenset(
     """target apple zoom notion medium slack excel kindle audible calm coach gap omega pandora tidal peacock
     paramount subway puma converse vans crocs brooks chewy sears ford jeep columbia discord telegram twitch
     ww tiffany dove""".split()
-)
+) | {name[1:] for name in _LISTED_BRANDS if name.startswith("^")}
 
 
 # A capitalised word (not a small word written in title case) right after a brand's: the brand's word is part

@@ -1112,3 +1112,13 @@ def test_a_models_number_dunes_a_pair_of_makers_and_no_contraction_for_a_relativ
     assert kinds.get("Nike Air Zoom Pegasus 38") == "organisation" and "Think Tank Urban Disguise 40L" in kinds
     assert kinds.get("Gitzo") == "organisation" and kinds.get("Eureka Dunes") == "place"
     assert "I'd" not in kinds
+
+
+def test_listed_brands_are_organisations_and_a_word_like_one_only_capitalised() -> None:
+    chat = [
+        ("user", "I shop at Everlane and keep my Gitzo handy. I saw a yeti in a film, and I fill my Yeti each day.")
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Everlane") == "organisation" and kinds.get("Gitzo") == "organisation"
+    assert kinds.get("Yeti") == "organisation" and "yeti" not in kinds
+    assert {e.name for e in conversation_entities([("user", "a yeti and some acorns in the woods")])} == set()
