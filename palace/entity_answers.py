@@ -50,7 +50,7 @@ def recurring_names(
     counts: Counter[str] = Counter()
     sentence_of: dict[str, str] = {}
     for text in other_texts:
-        skip = heading_spans(text, labels_only=True)  # an answer's list items name things in what they say
+        skip = heading_spans(text)
         offset = 0
         for sentence in SENTENCE_END.split(text):
             offset = text.find(sentence, offset)  # where the sentence starts: a heading is skipped where it is

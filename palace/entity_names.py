@@ -177,20 +177,13 @@ def key(name: str) -> str:
     return TITLES.sub("", name).lower().replace(".", "").strip()
 
 
-# A list item's bold label: "1. **Fender Jazzmaster**:", "- **Cost:**".
-BOLD_LABEL = re.compile(r"(?:\d+\.|[-*])\s+\*\*[^*\n]*\*\*:?")
-
-
-def heading_spans(text: str, *, labels_only: bool = False) -> list[tuple[int, int]]:
-    """Character ranges of markdown headings and bold list labels, where capitals prove nothing: a list
-    item's whole line, or (`labels_only`) only its bold label ("1. **Qing Dynasty**:"), not what it says."""
+def heading_spans(text: str) -> list[tuple[int, int]]:
+    """Character ranges of markdown headings and bold list labels, where capitals prove nothing."""
     spans = []
     for match in MARKDOWN_HEADING.finditer(text):
         start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())  # after the blank lines before
         end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        label = BOLD_LABEL.match(text, start, end) if labels_only else None
-        spans.append((start, label.end() if label else end))
+        spans.append((start, len(text) if end == -1 else end))
     spans += [match.span(1) for match in OPTION_TITLE.finditer(text)]
     return spans
 
