@@ -283,8 +283,8 @@ def pronoun_person(before: str, after: str, name: str) -> bool:
 METHOD_AFTER = re.compile(
     r"^\s+(?:method|methods|methodology|technique|principle|matrix|chart|charts|diagram|diagrams|board|boards|framework)\b"
 )
-# A brand before what it makes: "a Weber gas grill", "my Osprey hiking backpack".
-# "a Gitzo or Really Right Stuff tripod": each brand of the pair.
+# A brand before what it makes: "a Weber gas grill", "my Osprey hiking backpack", each of a pair ("a Gitzo or
+# Really Right Stuff tripod").
 MADE_AFTER = re.compile(
     r"^(?:\s+(?:or|and|&)(?:\s+[A-ZÀ-ÖØ-Þ][\w'&.-]*){1,3})?(?:\s+[a-z-]+){0,2}\s+" + MADE_THINGS + r"\b"
 )

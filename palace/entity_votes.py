@@ -94,7 +94,9 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
         last_end = None
         for match in pattern.finditer(text):
             said = match.group(0).lower()
-            entity = of_alias.get(said) or of_alias[said.replace(".", "")]  # "the U.S." is "the us"
+            entity = of_alias.get(said) or of_alias.get(said.replace(".", ""))  # "the U.S." is "the us"
+            if entity is None:
+                continue
             if last_end is not None and LIST_GAP.match(text[last_end : match.start()]):
                 if all(other is not entity for other in runs[-1][1]):
                     runs[-1][1].append(entity)
