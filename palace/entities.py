@@ -138,7 +138,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 label = "ORG" if owner_of.group(2) in ("'", "\u2019") and text_of.endswith("s") else "PERSON"
             if any(a <= start < b for a, b in skip):
                 continue
-            whole = next((q for q in quotes if abs(q[0] - start) <= 1 and end < q[1]), None)
+            whole = next(
+                (q for q in quotes if (abs(q[0] - start) <= 1 or text[q[0] : start] in QUOTED_ARTICLE) and end < q[1]),
+                None,
+            )  # "A Midsummer Night's Dream", read from "Midsummer": the quote holds the title, article and all
             if whole and title_case(text[whole[0] : whole[1]]):  # NER ends a quoted title early: the quote is it
                 text_of, end, label = text[whole[0] : whole[1]], whole[1], "WORK_OF_ART"
             # The entity is the whole quoted title ("The Crown"), give or take the quote marks.
@@ -267,6 +270,7 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
     return grown
 
 
+QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it
 # A person's initial the small model leaves out: "T Natarajan", "(K Rahul" (not "I" or "A", which are words).
 INITIAL_BEFORE = re.compile(r"(?:^|(?<=[\s(\"\u201c]))[B-HJ-Z]\.?[ ]$")
 # Capitalised words just before a span, mid-sentence: "watched Captain Marvel" (NER sees "Marvel"), "Crazy
@@ -289,7 +293,7 @@ def _grown_left(text: str, start: int) -> int:
 # Spark 2.0 data"), or a model code ("the Intel Core i5-1135G7,", "my Yamaha P-125.").
 NAME_TAIL = re.compile(
     r"[\x20\t](?:\d{1,2}\.\d{1,2}|\d{1,3}(?:,\d{3})+)(?![\d%])(?!\s+(?:times|days|weeks|months|years|hours|minutes|miles|km|percent|stars)\b)|"
-    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t][A-Z]{1,4}-?\d{1,5}[A-Za-z]{0,3}|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[A-Za-zß-öø-ÿ]?)"
+    r"(?<=\s[ON])['\u2019]\s[A-ZÀ-ÖØ-Þ][\w]*|(?<=\s[ON]['\u2019])\s[A-ZÀ-ÖØ-Þ][\w]*|-[A-Z0-9][\w]*|[\x20\t][a-z]\d[\w-]*|[\x20\t][A-Z]{1,4}-?\d{1,5}[A-Za-z]{0,3}|[\x20\t](?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)(?![\w'\u2019-])|[\x20\t](?:\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?![.,\d]\d)[A-Za-zß-öø-ÿ]?)"
     r"(?=[,.!?;:)\u201d\"']|$|\s+(?:model|kit|edition|version|game|car|build|replica|movie|film|book|novel|series|"
     r"running|shoes|sneakers|boots|bag|backpack|camera|lens|headphones|tripod|guitar|bike|laptop|phone|watch|drone|"
     r"and|or|but|with|for|from|that|which|is|was|already)\b)"

@@ -139,11 +139,13 @@ def _emoji_part(char: str) -> bool:
 
 
 def clean(text: str, *, keep_article: bool = False) -> str:
-    """Entity text as a wing name: no article/possessive pronoun before (a title keeps its "The"), no
-    possessive 's after."""
+    """Entity text as a wing name: no article/possessive pronoun before (a title keeps its "The", and its
+    capital "A" or "An": "A Midsummer Night's Dream"), no possessive 's after."""
     text = " ".join(without_symbols(text).replace("\n", " ").split()).strip(" .,:;!?\"'“”()[]*_#-•·")
     text = re.sub(r"^(?i:the\s+)?['\u2018\"\u201c]", "", text)  # the 'Paws for a Cause' gala: the quote starts the name
-    if not (keep_article and text[:4].lower() == "the "):
+    text = re.sub(r"^[a-z][.)]\s+", "", text)  # "… and movement b. Describe the size": a lettered list's marker
+    text = re.split(r"[\"\u201d]\s+(?=[a-z])", text)[0]  # the "Golden Gear" award: the quote ends the name
+    if not (keep_article and (text[:4].lower() == "the " or text.startswith(("A ", "An ")))):
         text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")
     text = ADMINISTRATIVE.sub("", text)  # "the State of New South Wales": the place is New South Wales
     text = TRAILING_PARTICLE.sub("", text)  # "The Killers at": the small model ran on into the sentence
@@ -297,6 +299,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
         return False
     if ABBREVIATION.fullmatch(text):  # "RnD", "PhD", "BSc": an abbreviation, not a name
+        return False
+    if " " not in text and IMPERATIVE.match(f"{text} "):  # "b. Describe the size": an instruction's verb
         return False
     if is_variety(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):  # "Riesling"; "XYZ University"
         return False

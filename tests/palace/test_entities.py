@@ -1122,3 +1122,17 @@ def test_listed_brands_are_organisations_and_a_word_like_one_only_capitalised() 
     assert kinds.get("Everlane") == "organisation" and kinds.get("Gitzo") == "organisation"
     assert kinds.get("Yeti") == "organisation" and "yeti" not in kinds
     assert {e.name for e in conversation_entities([("user", "a yeti and some acorns in the woods")])} == set()
+
+
+def test_a_quoted_titles_article_a_quote_ending_a_name_a_lettered_item_and_a_spelled_number() -> None:
+    chat = [
+        (
+            "user",
+            'I just wrapped up a production of "A Midsummer Night\'s Dream" where I played Puck, and I qualified '
+            'for the "Golden Gear" award. Who is the youngest Formula One champion? Cover growth, size and '
+            "movement b. Describe the shape of it.",
+        )
+    ]
+    names = {e.name for e in conversation_entities(chat)}
+    assert {"A Midsummer Night's Dream", "Golden Gear", "Formula One"} <= names
+    assert not {"Midsummer Night's Dream", "Describe", "b. Describe", "Formula"} & names
