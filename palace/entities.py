@@ -261,7 +261,10 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
         if particle := PARTICLE_NAME.match(text_of_doc, end):  # "Cortina d'Ampezzo": NER's GPE + PERSON
             end = particle.end()
         if label in _JOINABLE or label == "PRODUCT":
-            end = name_end(text_of_doc, end)
+            grown_end = name_end(text_of_doc, end)
+            if label == "PERSON" and SPELLED_NUMBER.fullmatch(text_of_doc, end, grown_end):
+                label = "ORG"  # "Formula One", "Capital One": no one's name ends in a number
+            end = grown_end
         elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
             end = place.end()
         if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
@@ -270,6 +273,7 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
     return grown
 
 
+SPELLED_NUMBER = re.compile(r"\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)")
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it
 # A person's initial the small model leaves out: "T Natarajan", "(K Rahul" (not "I" or "A", which are words).
 INITIAL_BEFORE = re.compile(r"(?:^|(?<=[\s(\"\u201c]))[B-HJ-Z]\.?[ ]$")

@@ -212,7 +212,8 @@ IMPERATIVE = re.compile(
     r"^(?:Define|Explain|Describe|Discuss|List|Compare|Contrast|Write|Summari[sz]e|Outline|Identify|Calculate|"
     r"Analy[sz]e|Evaluate|Illustrate|Differentiate|Distinguish|Justify|Elaborate|Mention|Enumerate|State|Give|"
     r"Provide|Create|Design|Implement|Generate|Rewrite|Translate|Convert|Draft|Suggest|Recommend|Imagine|"
-    r"Exclude|Include|Remove|Replace|Drop|Swap|Pick|Choose|Select|Consider|Edit|Revise|Proofread|Rank|Sort)\s+"
+    r"Exclude|Include|Remove|Replace|Drop|Swap|Pick|Choose|Select|Consider|Edit|Revise|Proofread|Rank|Sort|Offer|"
+    r"Ensure|Avoid|Use|Keep|Make|Add|Find|Check)\s+"
 )
 LINE_OR_SENTENCE_START = re.compile(r"(?:^|\n|[.!?:]\s)\s*(?:[-*\u2022]\s+|\d+[.)]\s+|[\"\u201c'(*]+)?$")
 

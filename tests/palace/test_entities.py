@@ -1130,9 +1130,10 @@ def test_a_quoted_titles_article_a_quote_ending_a_name_a_lettered_item_and_a_spe
             "user",
             'I just wrapped up a production of "A Midsummer Night\'s Dream" where I played Puck, and I qualified '
             'for the "Golden Gear" award. Who is the youngest Formula One champion? Cover growth, size and '
-            "movement b. Describe the shape of it.",
+            "movement b. Describe the shape of it. c. Offer tips.",
         )
     ]
     names = {e.name for e in conversation_entities(chat)}
     assert {"A Midsummer Night's Dream", "Golden Gear", "Formula One"} <= names
-    assert not {"Midsummer Night's Dream", "Describe", "b. Describe", "Formula"} & names
+    assert not {"Midsummer Night's Dream", "Describe", "b. Describe", "Offer", "Formula"} & names
+    assert next(e.kind for e in conversation_entities(chat) if e.name == "Formula One") == "organisation"
