@@ -90,7 +90,10 @@ def _known_names() -> dict[str, tuple[str, str]]:
 
 
 # Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).
-KNOWN_NAMES = _known_names()
+# A band is filed as an organisation; what it owns is a work, not a product ("Fleetwood Mac's "Tusk"").
+_KNOWN = _known_names()
+BANDS = frozenset(low for low, (kind, _) in _KNOWN.items() if kind == "band")
+KNOWN_NAMES = {low: ("organisation" if kind == "band" else kind, name) for low, (kind, name) in _KNOWN.items()}
 KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".

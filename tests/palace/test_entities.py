@@ -1137,3 +1137,9 @@ def test_a_quoted_titles_article_a_quote_ending_a_name_a_lettered_item_and_a_spe
     assert {"A Midsummer Night's Dream", "Golden Gear", "Formula One"} <= names
     assert not {"Midsummer Night's Dream", "Describe", "b. Describe", "Offer", "Formula"} & names
     assert next(e.kind for e in conversation_entities(chat) if e.name == "Formula One") == "organisation"
+
+
+def test_a_known_band_is_a_group_whatever_the_small_model_reads() -> None:
+    chat = [("user", "I have been listening to Led Zeppelin and Pink Floyd lately, and I saw Bon Iver live.")]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Led Zeppelin") == kinds.get("Pink Floyd") == kinds.get("Bon Iver") == "organisation"
