@@ -261,11 +261,12 @@ def test_a_small_owner_among_large_ones_still_gets_k_results(personas: Personas)
 
 
 def test_an_outsider_never_sees_the_owners_drawers(personas: Personas, api: APIClient) -> None:
-    mine(personas.owner.user, "c1", [{"role": "user", "content": "My passport number ends in 881."}], MARCH)
+    mine(personas.owner.user, "c1", [{"role": "user", "content": "My passport number ends in QX881."}], MARCH)
     answer = api.post("/api/v1/recall", {"query": "passport number"}, format="json", **personas.outsider.headers)
     assert answer.status_code == 200
     body = answer.json()
-    assert body["results"] == [] and body["memory_context"] == "" and "881" not in answer.content.decode()
+    # Not "881" alone: a timestamp's microseconds in the answer may hold those digits.
+    assert body["results"] == [] and body["memory_context"] == "" and "QX881" not in answer.content.decode()
     assert set(body) == {
         "query",
         "top_k",
