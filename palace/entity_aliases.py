@@ -9,7 +9,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from palace.entity_kinds import ORG_SUFFIX
-from palace.entity_names import ALIASES, SHORT_FORMS_OF, TITLES, initials, key
+from palace.entity_names import TITLES, initials, key
+from palace.short_forms import ALIASES, SHORT_FORMS_OF
 
 
 @dataclass

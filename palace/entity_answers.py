@@ -14,7 +14,6 @@ from palace.entity_aliases import Entity
 from palace.entity_kinds import kind_in_context, kind_of
 from palace.entity_names import (
     TRAILING_POSSESSIVE,
-    alias_regex,
     clean,
     common_word,
     heading_spans,
@@ -23,6 +22,7 @@ from palace.entity_names import (
     not_a_name_here,
 )
 from palace.entity_titles import presented_titles
+from palace.short_forms import alias_regex
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 

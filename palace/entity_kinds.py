@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from palace.gazetteers import BANDS, BRANDS, known_kind, personal_name, place_name
+from palace.gazetteers import BRANDS, is_band, known_kind, personal_name, place_name
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
 KIND_OF_LABEL: dict[str, str | None] = {
@@ -210,7 +210,7 @@ OWNER_BEFORE = re.compile(
 def brand_owned(before: str) -> bool:
     """Whether the words before a quoted name are a brand's possessive (a paint's colour, a maker's model)."""
     owner = OWNER_BEFORE.search(before)
-    if owner is None or re.sub(r"^the\s+", "", owner.group(1).lower()) in BANDS:  # a band's "Tusk" is an album
+    if owner is None or is_band(owner.group(1)):  # a band's "Tusk" is an album
         return False
     return owner.group(1).lower() in BRANDS or known_kind(owner.group(1)) == "organisation"
 

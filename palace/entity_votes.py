@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind
 from palace.entity_kinds import shape_kind
-from palace.entity_names import NOT_ENTITIES, alias_regex, everyday_words, is_plausible
+from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind
+from palace.short_forms import alias_regex
 
 # A model's word: a number or a code in it ("64GB", "P-45", "EOS"), or a capital inside it ("BeFree").
 MODEL_WORD = re.compile(r"\d|[a-z][A-Z]|^[A-Z]{2,}$")

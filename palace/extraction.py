@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from memory_site.lib.text import content_words
 from palace import entities as ner
 from palace.entities import Entity
-from palace.entity_names import alias_regex
+from palace.short_forms import alias_regex
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"

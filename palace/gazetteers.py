@@ -135,6 +135,11 @@ def personal_name(name: str) -> bool:
     )
 
 
+def is_band(name: str) -> bool:
+    """A well-known band or group (known_names.txt, "band"), with or without its "The"."""
+    return re.sub(r"^the\s+", "", name.lower()) in BANDS
+
+
 def is_brand(name: str) -> bool:
     """A brand or a name the general-knowledge list knows ("Logitech", "Pinterest")."""
     return name.lower() in BRANDS or known_kind(name) is not None
