@@ -96,6 +96,9 @@ STUDY_BEFORE = re.compile(
 # "more Beatles songs", "playing Radiohead albums": whose songs, so a band or a singer, never a work.
 BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|concerts|lyrics|discography)\b", re.I)
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
+# A course or a qualification people take by name: "the Google Data Analytics Certification", "Coursera's Deep
+# Learning Specialization" — a work (as a book is), whoever gives it; not a golf or a race course (places).
+COURSE_SUFFIX = re.compile(r"(?<!Golf )(?<!Race )\b(?:Certification|Specialization|Course|Bootcamp|Nanodegree)$")
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
 # A wine estate's word first: "Fattoria di Fèlsina", "Podere Forte", "Castello di Ama", "Bodegas Muga" — a
@@ -110,7 +113,8 @@ ORG_PREFIX = re.compile(
 # A venue named with its kind first: "Hotel Zelos", "Ristorante Il Latini" — a business, as "… Hotel" is.
 VENUE_PREFIX = re.compile(r"^(?:Hotel|Hostel|Motel|Ristorante|Trattoria|Osteria|Pizzeria|Taverna|Brasserie)\s")
 PLACE_PREFIX = re.compile(
-    r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s"
+    r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s|"
+    r"^(?:I|US|SR)-\d+(?:\s[NSEW])?$"  # a numbered road: "I-80", "I-80 W", "US-101"
 )
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
@@ -221,8 +225,8 @@ CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*
 def branded(name: str) -> bool:
     """A product named with its maker first: "Fitbit Charge 3", "Adobe Creative Cloud"."""
     words = name.split()
-    if len(words) < 2:
-        return False
+    if len(words) < 2 or COURSE_SUFFIX.search(name):
+        return False  # "HubSpot Content Marketing Certification" is a course, whoever gives it
     # A known body's first word before a body's or an event's word names another body or an event: "UEFA
     # Champions League", "Google Developers Conference".
     known = known_kind(words[0]) == "organisation" and not (ORG_SUFFIX.search(name) or EVENT_SUFFIX.search(name))
@@ -272,6 +276,8 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
         return "work"
+    if COURSE_SUFFIX.search(name) and label not in ("GPE", "LOC", "FAC"):
+        return "work"
     if (
         DENOMINATION.match(name)
         or FOOD_VENUE.search(name)
@@ -293,8 +299,10 @@ def kind_of(name: str, label: str) -> str | None:
         return "project"
     if ORG_SUFFIX.search(name) and kind in ("person", "place", "work") and label not in ("GPE", "LOC"):
         return "organisation"
-    if re.search(r"\d", name) and kind in ("place", "person"):
-        return "organisation"
+    if (re.search(r"\d", name) and kind in ("place", "person")) or (kind == "work" and VERSION.search(name)):
+        return "organisation"  # "Brydge 10.2", "Specialized Tactic 3.0": a product's model, not a title
+    if kind == "person" and CAPITALS.fullmatch(name):
+        return "organisation"  # "CUNY", "NGK": a name in capitals is a body's or a brand's, rarely a person's
     if PERSON_TITLE.match(name):
         return "person"  # "Infanta Isabella Clara Eugenia", "Queen Victoria": no suffix above made it a place
     if personal_name(name) and not known_kind(name) and label in ("PERSON", "GPE", "LOC", "FAC"):
@@ -302,6 +310,8 @@ def kind_of(name: str, label: str) -> str | None:
     return kind
 
 
+VERSION = re.compile(r"\b\d+\.\d+\b")
+CAPITALS = re.compile(r"[A-Z][A-Z0-9&.'-]+")
 FOOD_VENUE = re.compile(
     r"\b(?:Grill|Grille|Diner|Eatery|Steakhouse|Pizzeria|Brasserie|Trattoria|Cantina|Taqueria|Deli|Creamery|"
     r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant|Shack)$"
@@ -342,7 +352,7 @@ def shape_kind(name: str) -> str | None:
         return "topic"
     if INITIALLED.match(name):
         return "person"
-    if EVENT_SUFFIX.search(name):
+    if EVENT_SUFFIX.search(name) or COURSE_SUFFIX.search(name):
         return "work"
     if DENOMINATION.match(name) or ESTATE_PREFIX.match(name) or ORG_PREFIX.match(name):
         return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery

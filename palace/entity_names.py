@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from palace.entity_kinds import EVENT_SUFFIX, shape_kind
-from palace.gazetteers import BRANDS, is_variety, known_kind
+from palace.gazetteers import BRANDS, is_variety, known_kind, personal_name
 from palace.topics import generic_words
 
 # Words spaCy's small model labels as entities in chat text that never name one. Lower-case, whole
@@ -21,7 +21,7 @@ NOT_ENTITIES = frozenset(
     ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
-    vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc
+    vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc lms cms erp ui hr pos ats ev evs hvac
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
     mp3 mp4 wav flac aac jpeg jpg png gif heic raw csv json xml
     bbq tv
@@ -65,7 +65,7 @@ TRAILING_PARTICLE = re.compile(r"(?:\s+(?:at|in|on|of|and|or|the|for|with|to|fro
 # A job title is a role, not a name: "Senior Marketing Manager", "Data Analyst".
 ROLE_TITLE = re.compile(
     r"^(?:(?:Senior|Junior|Lead|Chief|Head|Principal|Associate|Assistant|Staff|Executive|Deputy|Vice)\s+)*"
-    r"(?:[A-Z][a-z]+\s+){0,2}(?:Manager|Specialist|Director|Engineer|Analyst|Coordinator|Officer|Consultant|"
+    r"(?:[A-Z][A-Za-z]+\s+){0,3}(?:Manager|Specialist|Director|Engineer|Analyst|Coordinator|Officer|Consultant|"
     r"Developer|Scientist|Strategist|Administrator|Intern|Designer|Representative|Supervisor)$"
 )
 MARKDOWN_HEADING = re.compile(
@@ -209,8 +209,11 @@ OPTION_TITLE = re.compile(
 # An academic degree, as people write it with its dots ("a Ph.D. in education", "my M.Sc"), or an MBA: what
 # someone studies for, not a name ("MA" and "MD" alone are states, and stay).
 DEGREE = re.compile(
-    r"^(?:Ph\.\s?D|M\.B\.A|MBA|M\.\s?Sc|B\.\s?Sc|M\.A|B\.A|M\.D|J\.D|Ed\.D|LL\.M|M\.F\.A|M\.Ed|B\.Ed)\.?$"
+    r"^(?:Ph\.\s?D|M\.B\.A|MBA|M\.\s?Sc|B\.\s?Sc|M\.A|B\.A|M\.D|J\.D|Ed\.D|LL\.M|M\.F\.A|M\.Ed|B\.Ed)\.?$|"
+    r"^(?:Bachelor|Master|Associate)(?:['\u2019]?s)?$|^Doctorate$"  # "a Bachelor in Business": a degree
 )
+# A letter's salutation to a role: "Dear Hiring Manager", "Dear Search Committee" (not "Dear Maria").
+SALUTATION = re.compile(r"^Dear\s")
 # A date is not a name: "Date 16 February 2023", "March 15th".
 DATED = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b.*\d|"
@@ -265,6 +268,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     if shouting and ((len(text) >= 3 and low in generic_words()) or len(text) >= EMPHASIS_LETTERS):
         return False
     if DATED.search(text) or NUMBERED_LABEL.match(text) or DEGREE.match(text):
+        return False
+    if SALUTATION.match(text) and not personal_name(text.split(None, 1)[1]):
         return False
     words = text.split()
     if len([w for w in words if w not in ("by", "of", "de", "the")]) > 6 or text.endswith(("?", "!")):

@@ -57,22 +57,27 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
     """Titles `text` names as works that NER left out: a quoted title-case phrase with an owner (Taylor
     Swift's "Anti-Hero"), an author ("'The Power' by Naomi Alderman") or a medium (the "Crash Course"
     channel, the course "Videography Masterclass: Learn …"), and an unquoted title before its author."""
-    works = []
     quotes = list(QUOTED.finditer(text))
     listed = listed_quotes(text, quotes)
+    candidates: list[tuple[str, bool, bool, bool]] = []  # each title-case quote: a work, a plain name, free
     for number, quote in enumerate(quotes):
         start = quote.start(1) if quote.group(1) else quote.start(2)
         work = clean(quote.group(1) or quote.group(2), keep_article=True)
         words = work.split()
-        if not title_case(work) or any(a <= start < b for a, b in taken) or DATED.search(work):
+        if not title_case(work) or DATED.search(work):
             continue  # not "Liam 3/12", a name and a date for a onesie
         before = text[max(0, quote.start() - 40) : quote.start()]
         owned = re.search(r"[A-Za-z][\w.]*['\u2019]s?\s$", before)
         cued = number in listed or bool(
             WORK_AFTER_QUOTE.match(text, quote.end() - 1) or WORK_BEFORE_QUOTE.search(text[: quote.start() + 1])
         )
-        if owned or (cued and (len(words) > 1 or words[0] not in NOT_ENTITIES)):
-            works.append(work)
+        plain = len(words) > 1 or words[0] not in NOT_ENTITIES
+        free = not any(a <= start < b for a, b in taken)  # NER's or a heading's when not
+        candidates.append((work, bool(owned or (cued and plain)), plain and not YEAR.search(work), free))
+    # A turn that quotes two works quotes titles: "I'll start with "Freestyle Love Supreme" … "In the Heights" and
+    # "Hamilton". And I've heard great things about "Hadestown" too".
+    quoting_works = sum(is_work for _, is_work, _, _ in candidates) >= 2
+    works = [work for work, is_work, plain, free in candidates if free and (is_work or (quoting_works and plain))]
     for match in TITLE_BY_AUTHOR.finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         if any(a <= match.start(1) < b for a, b in taken) or MARKDOWN_LIST_ITEM.match(text, line_start):

@@ -12,7 +12,7 @@ from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind
 from palace.entity_kinds import shape_kind
 from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
-from palace.gazetteers import BRANDS, known_kind
+from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
 from palace.short_forms import alias_regex
 
 # A model's word: a number or a code in it ("64GB", "P-45", "EOS"), or a capital inside it ("BeFree").
@@ -68,7 +68,7 @@ def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
                 votes[kind] += 1
         if votes:
             best, count = votes.most_common(1)[0]
-            if best != entity.kind and count > votes[entity.kind]:
+            if best != entity.kind and count > votes[entity.kind] and not no_one(entity, best):
                 entity.kind = best
 
 
@@ -119,8 +119,15 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
             and entity.relation is None
             and not shape_kind(entity.name)
             and not known_kind(entity.name)
+            and not no_one(entity, votes[id(entity)].most_common(1)[0][0])
         ):
             entity.kind = votes[id(entity)].most_common(1)[0][0]
+
+
+def no_one(entity: Entity, kind: str) -> bool:
+    """A known country, state or city is no person, whatever the words around it say ("Wyoming said goodbye");
+    it may still be a team or a government ("Liverpool's match"), so other votes stand."""
+    return kind == "person" and place_name(entity.name) and not personal_name(entity.name)
 
 
 # A list of names in a user's sentence: "Yellowstone, Yosemite, and the Grand Canyon", "Arctic Monkeys, The

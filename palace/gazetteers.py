@@ -97,9 +97,14 @@ KNOWN_NAMES = {low: ("organisation" if kind == "band" else kind, name) for low, 
 KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
+_KNOWN_PHRASES = sorted((name for _, name in KNOWN_NAMES.values() if " " in name), key=len, reverse=True)
 KNOWN = re.compile(
-    r"(?<![\w-])("
-    + "|".join(sorted((re.escape(name) for _, name in KNOWN_NAMES.values() if " " in name), key=len, reverse=True))
+    r"(?<![\w-])"
+    + "(?=["
+    + re.escape("".join(sorted({name[0] for name in _KNOWN_PHRASES})))
+    + "])"  # most places fail here
+    + "("
+    + "|".join(map(re.escape, _KNOWN_PHRASES))
     + r")(?![\w-])"
 )
 

@@ -1143,3 +1143,56 @@ def test_a_known_band_is_a_group_whatever_the_small_model_reads() -> None:
     chat = [("user", "I have been listening to Led Zeppelin and Pink Floyd lately, and I saw Bon Iver live.")]
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Led Zeppelin") == kinds.get("Pink Floyd") == kinds.get("Bon Iver") == "organisation"
+
+
+def test_a_known_place_a_numbered_road_a_course_a_version_and_capitals_keep_their_kinds() -> None:
+    chat = [
+        (
+            "user",
+            "We drove I-80 W through Wyoming last summer; Wyoming was gorgeous, and Wyoming said goodbye to us "
+            "with a storm. I'm taking the Google Data Analytics Certification and my Kuat NV 2.0 rack arrived.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("I-80 W") == "place" and kinds.get("Wyoming") == "place"
+    assert kinds.get("Google Data Analytics Certification") == "work"
+    assert kinds.get("Kuat NV 2.0") == "organisation"
+    assert kind_in_context("CUNY", "PERSON", "I applied to ", False, " for a job") == "organisation"
+    assert kind_in_context("Brydge 10.2", "WORK_OF_ART", "I chose the ", False, " keyboard") == "organisation"
+
+
+def test_a_letters_salutation_to_a_role_a_degree_and_a_generic_acronym_are_no_wings() -> None:
+    chat = [
+        (
+            "user",
+            "Dear Hiring Committee, I hold a Bachelor in Business from Ohio State and I ran our LMS and HVAC "
+            "upgrade as a Senior Online Learning Designer. Dear Maria, thanks for the referral.",
+        )
+    ]
+    names = {e.name for e in conversation_entities(chat)}
+    assert not {"Dear Hiring Committee", "Hiring Committee", "Bachelor", "LMS", "HVAC"} & names
+    assert not {"Senior Online Learning Designer", "Online Learning Designer"} & names
+    assert "Maria" in names or "Dear Maria" in names
+
+
+def test_a_well_known_singer_or_author_is_a_person_whatever_the_words_around_say() -> None:
+    chat = [
+        (
+            "user",
+            "I saw Tove Lo and Anderson .Paak at the festival, then bought a rare Jorge Luis Borges book and a "
+            "Louisa May Alcott first edition.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Tove Lo") == kinds.get("Jorge Luis Borges") == kinds.get("Louisa May Alcott") == "person"
+
+
+def test_a_turn_that_quotes_works_quotes_titles() -> None:
+    chat = [
+        (
+            "user",
+            'I loved "Dear Evan Hansen" and "Come From Away". Next I\'ll try "Hadestown", and maybe "Six" too.',
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Hadestown") == "work"
