@@ -56,7 +56,7 @@ from palace.entity_votes import (
     names_from_lists,
     products_of_makers,
 )
-from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, personal_name
+from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, known_over, personal_name
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
@@ -102,8 +102,16 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         covered: list[tuple[int, int]] = []
         runs = capitalised_runs(text, lower_words)
         runs += [w for w in camel_words(text) if not any(a < w[1] and w[0] < b for a, b, _ in runs)]
-        for start, end, text_of, label in _spans(doc, runs):
-            if KIND_OF_LABEL.get(label) is None or any(a <= start < b for a, b in covered):
+        spans = _spans(doc, runs)
+        known = known_over(text, [(start, end) for start, end, _, label in spans if KIND_OF_LABEL.get(label)])
+        for start, end, name, kind in known:  # a well-known name NER cut up: the list's whole name
+            if not any(a <= start < b for a, b in skip):
+                found.append((name, kind))
+            covered.append((start, end))
+        for start, end, text_of, label in spans:
+            if KIND_OF_LABEL.get(label) is None or any(a < end and start < b for a, b, *_ in known):
+                continue
+            if any(a <= start < b for a, b in covered):
                 continue
             start, text_of = without_imperative(text, start, text_of)
             if not text_of:

@@ -7,7 +7,9 @@ them (known_names.txt), given names (given_names.txt) and kinds of things that n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 # Brands and platforms people name in chat that the small model mislabels (PERSON, GPE, WORK_OF_ART).
 BRANDS = frozenset(
@@ -77,7 +79,27 @@ def place_name(name: str) -> bool:
     return re.sub(r"^the\s+", "", name.lower()) in PLACES
 
 
-PLACE = re.compile(r"(?<![\w@#/.-])(" + "|".join(sorted(PLACES, key=len, reverse=True)) + r")(?![\w/-])", re.I)
+def one_of(names: Iterable[str]) -> str:
+    """A regex for any of `names`, the longest that fits first, built as a trie of their letters: an
+    alternation of a thousand names tries each of them at every place in a text, a trie one letter at a time."""
+    trie: dict[str, Any] = {}
+    for name in names:
+        node = trie
+        for char in name:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(trie)
+
+
+PLACE = re.compile(r"(?<![\w@#/.-])(" + one_of(PLACES) + r")(?![\w/-])", re.I)
 
 
 def _known_names() -> dict[str, tuple[str, str]]:
@@ -97,16 +119,7 @@ KNOWN_NAMES = {low: ("organisation" if kind == "band" else kind, name) for low, 
 KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
-_KNOWN_PHRASES = sorted((name for _, name in KNOWN_NAMES.values() if " " in name), key=len, reverse=True)
-KNOWN = re.compile(
-    r"(?<![\w-])"
-    + "(?=["
-    + re.escape("".join(sorted({name[0] for name in _KNOWN_PHRASES})))
-    + "])"  # most places fail here
-    + "("
-    + "|".join(map(re.escape, _KNOWN_PHRASES))
-    + r")(?![\w-])"
-)
+KNOWN = re.compile(r"(?<![\w-])(" + one_of(name for _, name in KNOWN_NAMES.values() if " " in name) + r")(?![\w-])")
 
 
 # Kinds of a thing (varieties.txt): "Riesling", "Yukon Gold", "Golden Retriever" are what, not who or where.
@@ -189,9 +202,7 @@ BRAND_FORMS = {
     "ikea": "IKEA",
     "instant pot": "Instant Pot",
 }
-BRAND = re.compile(
-    r"(?<![\w@#/.])(" + "|".join(sorted(map(re.escape, BRANDS), key=len, reverse=True)) + r")(?![\w/])", re.I
-)
+BRAND = re.compile(r"(?<![\w@#/.])(" + one_of(BRANDS) + r")(?![\w/])", re.I)
 # Words common in chat that are also brand names: only a capitalised mention counts.
 BRANDS_NEED_CAPITAL = frozenset(
     """target apple zoom notion medium slack excel kindle audible calm coach gap omega pandora tidal peacock
@@ -205,6 +216,19 @@ BRANDS_NEED_CAPITAL = frozenset(
 PART_OF_LONGER_NAME = re.compile(
     r"[ \t]+(?!(?:And|Or|The|To|For|Of|In|On|At|By|With|From|Is|Are|Was|But)\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]"
 )
+
+
+def known_over(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
+    """(start, end, name, kind) of each well-known name of two or more words that NER's `spans` cut up or
+    cut short: "Spider-Man: Into" and "Spider-Verse" for "Spider-Man: Into the Spider-Verse", "Taylor" for
+    "Taylor Swift". A span that holds the known name whole stays NER's ("The Office Depot store")."""
+    out = []
+    for match in KNOWN.finditer(text):
+        start, end = match.span(1)
+        overlapping = [(a, b) for a, b in spans if a < end and start < b]
+        if overlapping and not any(a <= start and end <= b and (a, b) != (start, end) for a, b in overlapping):
+            out.append((start, end, match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
+    return out
 
 
 def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:

@@ -949,12 +949,12 @@ def test_a_title_the_conversation_presents_by_its_author_or_year_is_a_work_in_ev
     )
     found = _kinds_of([("assistant", answer), ("user", "I think I'll start with The Night Circus tonight.")])
     assert found.get("The Night Circus") == "work"
-    assert "The Night Circus" not in _kinds_of(
+    assert "The Lantern Garden" not in _kinds_of(
         [
-            ("assistant", "The circus opens at night in the park."),
-            ("user", "I think I'll start with The Night Circus tonight."),
+            ("assistant", "The garden has a lantern by the gate."),
+            ("user", "I think I'll start with The Lantern Garden tonight."),
         ]
-    )  # no title presented: everyday words in capitals prove nothing
+    )  # no title presented nor well known: everyday words in capitals prove nothing
     film = 'A villain adds suspense in "The Dark Knight" (2008), where the Joker is menacing and dark.'
     turns = [("user", "The Joker gave me the creeps!"), ("assistant", film), ("assistant", f"Again, {film}")]
     assert _kinds_of(turns).get("The Dark Knight") == "work"  # named again and again by the assistant only
@@ -1196,3 +1196,16 @@ def test_a_turn_that_quotes_works_quotes_titles() -> None:
     ]
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Hadestown") == "work"
+
+
+def test_a_known_title_beats_the_pieces_ner_cuts_it_into_and_breeds_are_no_wings() -> None:
+    chat = [
+        (
+            "user",
+            "Yeah, I also watched Spider-Man: Into the Spider-Verse, Crazy Rich Asians and Jurassic Park. My "
+            "Rhode Island Reds are laying again and I got a Brown Swiss calf from Wisconsin.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Spider-Man: Into the Spider-Verse") == "work" and "Spider-Verse" not in kinds
+    assert not {"Rhode Island Reds", "Rhode Island Red", "Brown Swiss"} & set(kinds)
