@@ -7,6 +7,7 @@ them (known_names.txt), given names (given_names.txt) and kinds of things that n
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,13 @@ def _known_names() -> dict[str, tuple[str, str]]:
     for line in (Path(__file__).with_name("known_names.txt")).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             kind, name = (part.strip() for part in line.split(":", 1))
-            known[re.sub(r"^the\s+", "", name.lower())] = (kind, name)
+            for form in {name, unaccented(name)}:  # "Ólafur Arnalds" is also written "Olafur Arnalds"
+                known.setdefault(re.sub(r"^the\s+", "", form.lower()), (kind, form))
     return known
+
+
+def unaccented(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 # Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).

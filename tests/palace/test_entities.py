@@ -1209,3 +1209,12 @@ def test_a_known_title_beats_the_pieces_ner_cuts_it_into_and_breeds_are_no_wings
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Spider-Man: Into the Spider-Verse") == "work" and "Spider-Verse" not in kinds
     assert not {"Rhode Island Reds", "Rhode Island Red", "Brown Swiss"} & set(kinds)
+
+
+def test_a_well_known_person_keeps_the_kind_whatever_the_answer_reads_and_without_accents() -> None:
+    chat = [
+        ("user", "I think I'll check out Ludovico Einaudi and Olafur Arnalds for calming music."),
+        ("assistant", "Ludovico Einaudi and Olafur Arnalds are both excellent choices for calming music."),
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Ludovico Einaudi") == kinds.get("Olafur Arnalds") == "person"
