@@ -104,10 +104,10 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
         runs += [w for w in camel_words(text) if not any(a < w[1] and w[0] < b for a, b, _ in runs)]
         spans = _spans(doc, runs)
         known = known_over(text, [(start, end) for start, end, _, label in spans if KIND_OF_LABEL.get(label)])
-        for known_start, known_end, known_name, known_kind_ in known:  # a well-known name NER cut up: the whole
-            if not any(a <= known_start < b for a, b in skip):
-                found.append((known_name, known_kind_))
-            covered.append((known_start, known_end))
+        for listed_start, listed_end, listed, listed_kind in known:  # NER cut a well-known name up: the list's
+            if not any(a <= listed_start < b for a, b in skip):
+                found.append((listed, listed_kind))
+            covered.append((listed_start, listed_end))
         for start, end, text_of, label in spans:
             if KIND_OF_LABEL.get(label) is None or any(a < end and start < b for a, b, *_ in known):
                 continue

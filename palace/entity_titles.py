@@ -72,7 +72,7 @@ def titled_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
             WORK_AFTER_QUOTE.match(text, quote.end() - 1) or WORK_BEFORE_QUOTE.search(text[: quote.start() + 1])
         )
         plain = len(words) > 1 or words[0] not in NOT_ENTITIES
-        free = not any(a <= start < b for a, b in taken)  # NER's or a heading's when not
+        free = not any(a <= start < b for a, b in taken)  # not already NER's, nor in a heading
         candidates.append((work, bool(owned or (cued and plain)), plain and not YEAR.search(work), free))
     # A turn that quotes two works quotes titles: "I'll start with "Freestyle Love Supreme" … "In the Heights" and
     # "Hamilton". And I've heard great things about "Hadestown" too".
