@@ -204,7 +204,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 found.append((name, kind))
                 covered.append((start, end))
         found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
-        found += gazetteer_mentions(text, [*covered, *skip])
+        found += gazetteer_mentions(text, [*covered, *skip], lower_words)
     return found
 
 

@@ -153,6 +153,13 @@ PERSONAL_NAME = re.compile(
 )
 
 
+# The postal codes of the United States' states and territories and Canada's provinces.
+STATE_CODES = frozenset(
+    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK
+    OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI AB BC MB NB NL NS NT NU ON PE QC SK YT""".split()
+)
+
+
 def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str = "") -> str | None:
     """The kind of one mention, from spaCy's label corrected by the name and the words around it:
     a quoted title or "reading X" makes a work, "in X" a place, "on X" / "X's app" an organisation; a
@@ -164,6 +171,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return known_kind(name)
     if place_name(name) and (label != "PERSON" or not personal_name(name)):
         return "place"  # "the Maldives" read as ORG, "Central America" as LOC or ORG
+    if name in STATE_CODES and re.search(r"[A-ZÀ-ÖØ-Þ][\w.'-]*,\s?$", before):
+        return "place"  # "Gruver, TX": a state's postal code after its town
     if kind in ("organisation", "person") and AUTHOR_BEFORE.search(before) and PERSONAL_NAME.match(name):
         return "person"  # "Thinking in Systems by Donella Meadows": a title's author
     if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):

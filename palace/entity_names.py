@@ -50,6 +50,16 @@ NOT_ENTITIES = frozenset(
     "p.s",
     "p.p.s",
 }
+# The calendar's holidays: when, not what ("on Easter Sunday", "over Labor Day weekend").
+NOT_ENTITIES |= frozenset(
+    """easter sunday|easter monday|good friday|palm sunday|ash wednesday|christmas eve|christmas day|boxing day|
+    thanksgiving day|labor day|labour day|memorial day|veterans day|veterans' day|presidents day|
+    presidents' day|columbus day|mlk day|martin luther king day|martin luther king jr. day|juneteenth|
+    fourth of july|4th of july|canada day|bastille day|remembrance day|st. patrick's day|st patrick's day|
+    saint patrick's day|cinco de mayo|rosh hashanah|yom kippur|kwanzaa|eid|eid al-fitr|eid al-adha""".replace(
+        "|\n    ", "|"
+    ).split("|")
+)
 
 EMPHASIS_LETTERS = 7  # "UNESCO", "NASDAQ" are six letters; a word in capitals longer than that is shouted
 # A stand-in for a name in an example ("XYZ University", "ABC Corp" is left: it is also a network).
@@ -376,7 +386,7 @@ STYLE_OF = re.compile(
     r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wines?|grapes?|blends|"
     r"spritzers?|cocktails?|recipes?|dish(?:es)?|drinks?|beers?|liquor|smoothies?|salads?|soups?|dumplings|noodles|"
     r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?|wings|fries|tacos|"
-    r"burgers?|pizzas?|sandwich(?:es)?|ramen|sushi|chili|peppers?|flavou?rs?)\b"
+    r"burgers?|pizzas?|sandwich(?:es)?|ramen|sushi|rolls?|chowder|cheesesteaks?|bagels?|chili|peppers?|flavou?rs?)\b"
 )
 # A quoted or named thing followed by a word for a part of an app, a layout or a party's theme: "the "Quick Add"
 # feature", "the Today view", "in Table format", "the Jungle Adventure theme".
@@ -417,9 +427,22 @@ def not_a_name_here(name: str, after: str) -> bool:
     """Whether the words after a mention make it a style, a part of an app or a fragment of a longer name
     (a brand stays a brand: "Lipton tea")."""
     style = STYLE_OF.match(after) and name.lower() not in BRANDS
+    # "Map out the user flow": an everyday word, capitalised, then a verb's particle and what it acts on
+    verb = PARTICLE_AFTER.match(after) and name.lower() in generic_words() and not personal_name(name)
+    # "the Back Care section" of an app; not "the New York Times section", a paper's
+    section = SECTION_AFTER.match(after) and name.lower() not in BRANDS and known_kind(name) is None
     return bool(
-        style or UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after) or ADJECTIVE_SUFFIX.match(after)
+        style
+        or verb
+        or section
+        or UI_ELEMENT_AFTER.match(after)
+        or VERSION_FRAGMENT.match(after)
+        or ADJECTIVE_SUFFIX.match(after)
     )
+
+
+SECTION_AFTER = re.compile(r"^[\"\u201d']?\s+(?:section|category|categories)\b", re.I)
+PARTICLE_AFTER = re.compile(r"^\s+(?:out|up|down|off|through|back)\s+(?:the|a|an|your|my|our|their|how|what|all)\b")
 
 
 def subtitle(text: str, start: int, end: int) -> int | None:

@@ -57,6 +57,9 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
             start += owner.end()
             name = name[owner.end() :]
         words = name.split()
+        if len(words) > 1 and re.fullmatch(r"(?:19|20)\d\d", words[0]):  # "my 2015 Ford Mustang GT": a model year
+            start += name.index(words[1], len(words[0]))
+            words = words[1:]
         while words and words[-1] == "I":  # "from Google I met …": the pronoun after a name
             words.pop()
         name = " ".join(words)

@@ -6,9 +6,10 @@ them (known_names.txt), given names (given_names.txt) and kinds of things that n
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,13 @@ def unaccented(text: str) -> str:
 
 # Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).
 # A band is filed as an organisation; what it owns is a work, not a product ("Fleetwood Mac's "Tusk"").
+def _subjects() -> dict[str, str]:
+    """palace/subjects.txt, lower case to as listed: faiths, schools of thought, movements, eras and wars,
+    fields, methods, languages of the past, conditions, theories and charters: what a person files under."""
+    lines = (Path(__file__).with_name("subjects.txt")).read_text(encoding="utf-8").splitlines()
+    return {line.strip().lower(): line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
 _KNOWN = _known_names()
 BANDS = frozenset(low for low, (kind, _) in _KNOWN.items() if kind == "band")
 KNOWN_NAMES = {low: ("organisation" if kind == "band" else kind, name) for low, (kind, name) in _KNOWN.items()}
@@ -126,6 +134,30 @@ KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
 KNOWN = re.compile(r"(?<![\w-])(" + one_of(name for _, name in KNOWN_NAMES.values() if " " in name) + r")(?![\w-])")
+# The well-known names of one word, as written ("Lakers", "Fleabag"): the small model misses some of them.
+KNOWN_ONE = re.compile(
+    r"(?<![\w@#/.-])("
+    + one_of(
+        name for low, (kind, name) in KNOWN_NAMES.items() if " " not in name and kind != "topic" and low == name.lower()
+    )
+    + r")(?![\w/-])"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def everyday_words() -> frozenset[str]:
+    """Words common in chat (palace/generic_words.txt): a known name that is one of them ("Friends",
+    "Fortune") is found only by NER."""
+    return frozenset((Path(__file__).with_name("generic_words.txt")).read_text().split())
+
+
+# Subjects are found in any case after their first letter ("the Qing Dynasty", "the Qing dynasty"), and only
+# written with that capital: "Machine Learning" and "Agile" are named, "agile" is a word.
+SUBJECTS = _subjects()
+SUBJECT = re.compile(r"(?<![\w-])(" + one_of(SUBJECTS) + r")(?![\w-])", re.I)
+for _low, _name in SUBJECTS.items():  # a subject is a topic unless the other lists know the name otherwise
+    _key = re.sub(r"^the\s+", "", _low)
+    KNOWN_KINDS.setdefault(_key, KNOWN_NAMES.setdefault(_key, ("topic", _name))[0])
 
 
 # Kinds of a thing (varieties.txt): "Riesling", "Yukon Gold", "Golden Retriever" are what, not who or where.
@@ -179,7 +211,7 @@ def known_kind(name: str) -> str | None:
         style = NATIONALITY.sub("", name)
         known = KNOWN_NAMES.get(style.lower())
         return "topic" if known is not None and known[0] == "topic" and style == known[1] else None
-    if known is None or (known[0] == "topic" and name != known[1]):
+    if known is None or (known[0] == "topic" and name != known[1] and (known[1].isupper() or name.islower())):
         return None  # a subject's abbreviation is itself only as written: "SAT" the test, not "Sat" the day
     return known[0]
 
@@ -229,7 +261,7 @@ def known_over(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, 
     cut short: "Spider-Man: Into" and "Spider-Verse" for "Spider-Man: Into the Spider-Verse", "Taylor" for
     "Taylor Swift". A span that holds the known name whole stays NER's ("The Office Depot store")."""
     out = []
-    for match in KNOWN.finditer(text):
+    for match in [*KNOWN.finditer(text), *subjects_in(text)]:
         start, end = match.span(1)
         overlapping = [(a, b) for a, b in spans if a < end and start < b]
         if overlapping and not any(a <= start and end <= b and (a, b) != (start, end) for a, b in overlapping):
@@ -237,10 +269,49 @@ def known_over(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, 
     return out
 
 
-def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, str]]:
+def subjects_in(text: str, lower_words: Set[str] = frozenset()) -> list[re.Match[str]]:
+    """The listed subjects `text` names as names (palace/subjects.txt says how), none of them a word of a
+    longer name ("the Renaissance Hotel", "Harvard Data Science Review")."""
+    found = []
+    for match in SUBJECT.finditer(text):
+        written, listed = match.group(1), SUBJECTS[match.group(1).lower()]
+        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
+        if opener:  # a sentence's first word has its capital anyway: only a name written as the list has it
+            named = (
+                " " in listed
+                and written == listed
+                and all(w[0].isupper() for w in listed.split() if w not in SMALL_WORDS)
+            )
+        else:
+            named = written[0].isupper() and (" " in listed or written.lower() not in lower_words)
+        if named and not PART_OF_LONGER_NAME.match(text, match.end()) and not name_before(text, match.start()):
+            found.append(match)
+    return found
+
+
+def name_before(text: str, at: int) -> bool:
+    """The word before `at` is capitalised, neither a small word nor a sentence's first: at "Data Science" in
+    "the Harvard Data Science Review" the subject is a word of a longer name."""
+    word = re.search(r"(\S+)[ \t]$", text[max(0, at - 40) : at])
+    if word is None or not word.group(1)[0].isupper() or word.group(1) in SMALL_CAPITALISED:
+        return False
+    if word.group(1)[-1] in '.!?:;,)"\u201d':  # "… we use Agile. Modernism …": a sentence ended before it
+        return False
+    before = text[: at - len(word.group(0))].rstrip(" \t")
+    return bool(before) and before[-1] not in '.!?:\n*#-"\u201c('
+
+
+SMALL_WORDS = frozenset("a an and as by de del der for in of on the to und v. vs. with".split())
+SMALL_CAPITALISED = frozenset("The And Or Of In On At For To With From About I My Our".split())
+
+
+def gazetteer_mentions(
+    text: str, taken: list[tuple[int, int]], lower_words: Set[str] = frozenset()
+) -> list[tuple[str, str]]:
     """(name, kind) of what the lists find in a user's turn outside the `taken` ranges (NER's mentions,
     headings): brands in any case ("on craigslist"), lower-case countries and cities ("moving to nepal"),
-    and well-known titles written in full mid-sentence ("and The Economist")."""
+    well-known titles written in full mid-sentence ("and The Economist"), a well-known one-word name that
+    is no word of the conversation's ("the Lakers vs Clippers game") and named subjects ("Stoicism")."""
     found: list[tuple[str, str]] = []
     free = lambda at: not any(a <= at < b for a, b in taken)  # noqa: E731
     for match in BRAND.finditer(text):
@@ -256,6 +327,15 @@ def gazetteer_mentions(text: str, taken: list[tuple[int, int]]) -> list[tuple[st
         opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
         if free(match.start()) and not opener:
             found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
+    for match in KNOWN_ONE.finditer(text):
+        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
+        low = match.group(1).lower()
+        if free(match.start()) and not opener and low not in lower_words and low not in everyday_words():
+            if not PART_OF_LONGER_NAME.match(text, match.end()) and not name_before(text, match.start()):
+                found.append((match.group(1), KNOWN_KINDS[low]))
+    for match in subjects_in(text, lower_words):
+        if free(match.start()) and KNOWN_KINDS.get(match.group(1).lower()) == "topic":
+            found.append((match.group(1), "topic"))
     return found
 
 

@@ -791,7 +791,7 @@ def test_a_named_method_or_matrix_is_a_topic_and_the_person_behind_one_stays_a_p
         ("user", "I also like the Marie Kondo method for my closet."),
     ]
     found = _kinds_of(turns)
-    assert found.get("MoSCoW") == "topic" and found.get("Marie Kondo") == "person"
+    assert found.get("MoSCoW method") == "topic" and found.get("Marie Kondo") == "person"
 
 
 def test_a_movement_or_a_system_of_ideas_is_a_topic() -> None:
@@ -823,7 +823,7 @@ def test_an_answers_numbered_option_and_a_degree_are_no_wings_and_an_itinerarys_
 def test_a_way_of_working_before_what_it_is_is_a_topic_and_a_brands_board_stays_the_brand() -> None:
     turns = [("user", "I'm making a Gantt chart and a Kanban board for work, and pinning ideas to my Pinterest board.")]
     found = _kinds_of(turns)
-    assert (found.get("Gantt"), found.get("Kanban"), found.get("Pinterest")) == ("topic", "topic", "organisation")
+    assert (found.get("Gantt chart"), found.get("Kanban"), found.get("Pinterest")) == ("topic", "topic", "organisation")
 
 
 def test_waterfalls_shrines_and_pagodas_are_places() -> None:
@@ -1218,3 +1218,53 @@ def test_a_well_known_person_keeps_the_kind_whatever_the_answer_reads_and_withou
     ]
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Ludovico Einaudi") == kinds.get("Olafur Arnalds") == "person"
+
+
+def test_a_named_subject_is_a_topic_as_a_name_not_as_a_word_nor_a_word_of_a_longer_name() -> None:
+    chat = [
+        (
+            "user",
+            "I'm learning about Christianity and the Qing dynasty for a class, and at work we use Agile. I love "
+            "Modernism. Great Depression stories move me. We stayed at the Renaissance Hotel and I read the "
+            "Harvard Data Science Review.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Christianity") == kinds.get("Qing dynasty") == kinds.get("Agile") == "topic"
+    assert kinds.get("Modernism") == kinds.get("Great Depression") == "topic"
+    assert "Renaissance" not in kinds and "Data Science" not in kinds
+    words = [("user", "Street art is everywhere here, and I read about it.")]
+    assert "Street art" not in {e.name for e in conversation_entities(words)}
+
+
+def test_a_well_known_one_word_name_the_small_model_misses_is_found_unless_it_is_an_everyday_word() -> None:
+    chat = [
+        (
+            "user",
+            "I've been watching the NBA playoffs, like the Lakers vs Clippers game. The Dolomites were amazing, "
+            "and Yosemite is next. I have a few friends coming over.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Lakers") == "organisation" and kinds.get("Dolomites") == kinds.get("Yosemite") == "place"
+    assert "Friends" not in kinds
+
+
+def test_a_model_year_before_a_make_and_a_state_code_after_a_town() -> None:
+    chat = [("user", "I'm upgrading the injectors on my 2015 Ford Mustang GT. She was born in Gruver, TX in 1939.")]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Ford Mustang GT") == "organisation" and kinds.get("TX") == "place"
+
+
+def test_a_dish_named_for_a_place_a_verb_s_particle_an_apps_section_and_holidays_are_no_wings() -> None:
+    chat = [
+        (
+            "user",
+            "I'm making a classic California roll tonight. Then Map out the user flow with me. I'll check out the "
+            "Back Care section, as on Easter Sunday and over Labor Day weekend. I read the New York Times section "
+            "on travel.",
+        )
+    ]
+    names = {e.name for e in conversation_entities(chat)}
+    assert not {"California", "Map", "Back Care", "Easter Sunday", "Labor Day"} & names
+    assert "New York Times" in names
