@@ -6,12 +6,13 @@ them (known_names.txt), given names (given_names.txt) and kinds of things that n
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Set
 from pathlib import Path
 from typing import Any
+
+from palace.topics import generic_words
 
 # Brands and platforms people name in chat that the small model mislabels (PERSON, GPE, WORK_OF_ART).
 BRANDS = frozenset(
@@ -120,13 +121,6 @@ def unaccented(text: str) -> str:
 
 # Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).
 # A band is filed as an organisation; what it owns is a work, not a product ("Fleetwood Mac's "Tusk"").
-def _subjects() -> dict[str, str]:
-    """palace/subjects.txt, lower case to as listed: faiths, schools of thought, movements, eras and wars,
-    fields, methods, languages of the past, conditions, theories and charters: what a person files under."""
-    lines = (Path(__file__).with_name("subjects.txt")).read_text(encoding="utf-8").splitlines()
-    return {line.strip().lower(): line.strip() for line in lines if line.strip() and not line.startswith("#")}
-
-
 _KNOWN = _known_names()
 BANDS = frozenset(low for low, (kind, _) in _KNOWN.items() if kind == "band")
 KNOWN_NAMES = {low: ("organisation" if kind == "band" else kind, name) for low, (kind, name) in _KNOWN.items()}
@@ -134,21 +128,20 @@ KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
 KNOWN = re.compile(r"(?<![\w-])(" + one_of(name for _, name in KNOWN_NAMES.values() if " " in name) + r")(?![\w-])")
-# The well-known names of one word, as written ("Lakers", "Fleabag"): the small model misses some of them.
+# The well-known names of one word, as written ("Lakers", "Fleabag"): the small model misses some of them, and
+# one that is also an everyday word ("Friends", "Fortune") is left to it.
 KNOWN_ONE = re.compile(
     r"(?<![\w@#/.-])("
-    + one_of(
-        name for low, (kind, name) in KNOWN_NAMES.items() if " " not in name and kind != "topic" and low == name.lower()
-    )
+    + one_of(name for kind, name in KNOWN_NAMES.values() if " " not in name and kind != "topic")
     + r")(?![\w/-])"
 )
 
 
-@functools.lru_cache(maxsize=1)
-def everyday_words() -> frozenset[str]:
-    """Words common in chat (palace/generic_words.txt): a known name that is one of them ("Friends",
-    "Fortune") is found only by NER."""
-    return frozenset((Path(__file__).with_name("generic_words.txt")).read_text().split())
+def _subjects() -> dict[str, str]:
+    """palace/subjects.txt, lower case to as listed: faiths, schools of thought, movements, eras and wars,
+    methods, languages of the past, theories and charters: what a person files a conversation under."""
+    lines = (Path(__file__).with_name("subjects.txt")).read_text(encoding="utf-8").splitlines()
+    return {line.strip().lower(): line.strip() for line in lines if line.strip() and not line.startswith("#")}
 
 
 # Subjects are found in any case after their first letter ("the Qing Dynasty", "the Qing dynasty"), and only
@@ -275,8 +268,7 @@ def subjects_in(text: str, lower_words: Set[str] = frozenset()) -> list[re.Match
     found = []
     for match in SUBJECT.finditer(text):
         written, listed = match.group(1), SUBJECTS[match.group(1).lower()]
-        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
-        if opener:  # a sentence's first word has its capital anyway: only a name written as the list has it
+        if opens_sentence(text, match.start()):  # capitalised anyway: only a name written as the list has it
             named = (
                 " " in listed
                 and written == listed
@@ -287,6 +279,11 @@ def subjects_in(text: str, lower_words: Set[str] = frozenset()) -> list[re.Match
         if named and not PART_OF_LONGER_NAME.match(text, match.end()) and not name_before(text, match.start()):
             found.append(match)
     return found
+
+
+def opens_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?:\n"
 
 
 def name_before(text: str, at: int) -> bool:
@@ -324,15 +321,14 @@ def gazetteer_mentions(
         if match.group(1).islower() and free(match.start()):
             found.append((match.group(1).capitalize(), "place"))
     for match in KNOWN.finditer(text):
-        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
-        if free(match.start()) and not opener:
+        if free(match.start()) and not opens_sentence(text, match.start()):
             found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
     for match in KNOWN_ONE.finditer(text):
-        opener = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?:\n"
-        low = match.group(1).lower()
-        if free(match.start()) and not opener and low not in lower_words and low not in everyday_words():
-            if not PART_OF_LONGER_NAME.match(text, match.end()) and not name_before(text, match.start()):
-                found.append((match.group(1), KNOWN_KINDS[low]))
+        at, low = match.start(), match.group(1).lower()
+        if low in lower_words or low in generic_words() or not free(at) or opens_sentence(text, at):
+            continue
+        if not PART_OF_LONGER_NAME.match(text, match.end()) and not name_before(text, at):
+            found.append((match.group(1), KNOWN_KINDS[low]))
     for match in subjects_in(text, lower_words):
         if free(match.start()) and KNOWN_KINDS.get(match.group(1).lower()) == "topic":
             found.append((match.group(1), "topic"))
