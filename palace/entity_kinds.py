@@ -40,7 +40,8 @@ PLACE_SUFFIX = re.compile(
     r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
     r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
     r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
-    r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|"
+    r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
+    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|"
     r"North|South|East|West)$"
 )
 

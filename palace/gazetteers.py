@@ -357,6 +357,12 @@ def is_dish(name: str) -> bool:
     words = name.lower().split()
     if words and words[-1].endswith("asana") and len(words[-1]) > 6:  # Sanskrit pose names: "Trikonasana"
         return True
+    last = re.sub(r"(?<=ch)es$|(?<=[^s])s$", "", words[-1]) if words else ""  # "Turkey Sandwiches"
     # "Kimchi Pad Thai": a dish's first word may follow another dish word
-    dish = words[0] in DISH_WORDS or any(w in DISH_FIRST_WORDS for w in words[:-1]) or words[-1] in DISH_WORDS
+    dish = (
+        words[0] in DISH_WORDS
+        or any(w in DISH_FIRST_WORDS for w in words[:-1])
+        or words[-1] in DISH_WORDS
+        or last in DISH_WORDS
+    )
     return len(words) > 1 and dish and name.lower() not in BRANDS

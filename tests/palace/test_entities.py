@@ -1268,3 +1268,16 @@ def test_a_dish_named_for_a_place_a_verb_s_particle_an_apps_section_and_holidays
     names = {e.name for e in conversation_entities(chat)}
     assert not {"California", "Map", "Back Care", "Easter Sunday", "Labor Day"} & names
     assert "New York Times" in names
+
+
+def test_a_creek_is_a_place_a_plural_dish_is_no_wing_and_a_mac_is_apples() -> None:
+    chat = [
+        (
+            "user",
+            "He told me about a spot near the Washoe Creek inlet. I'll go with the Grilled Chicken or Turkey "
+            "Sandwiches. My Mac gets really hot sometimes, and I love mac and cheese.",
+        )
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Washoe Creek") == "place" and kinds.get("Mac") == "organisation"
+    assert not {"Turkey Sandwiches", "Turkey"} & set(kinds)
