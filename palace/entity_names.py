@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from palace.entity_kinds import EVENT_SUFFIX, shape_kind
 from palace.gazetteers import BRANDS, is_variety, known_kind, personal_name
@@ -50,15 +51,11 @@ NOT_ENTITIES = frozenset(
     "p.s",
     "p.p.s",
 }
-# The calendar's holidays: when, not what ("on Easter Sunday", "over Labor Day weekend").
+# The calendar's holidays (palace/holidays.txt): when, not what ("on Easter Sunday").
 NOT_ENTITIES |= frozenset(
-    """easter sunday|easter monday|good friday|palm sunday|ash wednesday|christmas eve|christmas day|boxing day|
-    thanksgiving day|labor day|labour day|memorial day|veterans day|veterans' day|presidents day|
-    presidents' day|columbus day|mlk day|martin luther king day|martin luther king jr. day|juneteenth|
-    fourth of july|4th of july|canada day|bastille day|remembrance day|st. patrick's day|st patrick's day|
-    saint patrick's day|cinco de mayo|rosh hashanah|yom kippur|kwanzaa|eid|eid al-fitr|eid al-adha""".replace(
-        "|\n    ", "|"
-    ).split("|")
+    line.strip()
+    for line in Path(__file__).with_name("holidays.txt").read_text().splitlines()
+    if line and line[0] != "#"
 )
 
 EMPHASIS_LETTERS = 7  # "UNESCO", "NASDAQ" are six letters; a word in capitals longer than that is shouted
@@ -431,14 +428,8 @@ def not_a_name_here(name: str, after: str) -> bool:
     verb = PARTICLE_AFTER.match(after) and name.lower() in generic_words() and not personal_name(name)
     # "the Back Care section" of an app; not "the New York Times section", a paper's
     section = SECTION_AFTER.match(after) and name.lower() not in BRANDS and known_kind(name) is None
-    return bool(
-        style
-        or verb
-        or section
-        or UI_ELEMENT_AFTER.match(after)
-        or VERSION_FRAGMENT.match(after)
-        or ADJECTIVE_SUFFIX.match(after)
-    )
+    part = UI_ELEMENT_AFTER.match(after) or VERSION_FRAGMENT.match(after) or ADJECTIVE_SUFFIX.match(after)
+    return bool(style or verb or section or part)
 
 
 SECTION_AFTER = re.compile(r"^[\"\u201d']?\s+(?:section|category|categories)\b", re.I)
