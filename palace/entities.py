@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from palace.entity_aliases import Entity, drop_derived, merge_aliases
+from palace.entity_aliases import Entity, drop_derived, fold_acronyms, merge_aliases
 from palace.entity_answers import recurring_names, second_opinion
 from palace.entity_kinds import (
     EPONYM_TAIL,
@@ -379,6 +379,7 @@ def conversation_entities(
     if not assistant:
         other_texts = [text for role, text in turns if role != "user"]
         entities += [e for e in recurring_names(entities, other_texts, nlp, lower_words) if kept(e)]
+        entities = fold_acronyms(entities)
         second_opinion(entities, other_texts, nlp)
     kinds_from_cues(entities, [text for _, text in turns])
     kinds_from_lists(entities, [text for _, text in turns])

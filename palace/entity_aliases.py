@@ -102,6 +102,31 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
     return sorted(entities, key=lambda e: (-e.mentions, e.name))
 
 
+THE = re.compile(r"^The\s+")
+
+
+def fold_acronyms(entities: list[Entity]) -> list[Entity]:
+    """Fold an acronym into the one name it is the initials of, where the two came from different readings
+    ("MIA" from the person's turn, "Miami International Airport" from the answers): the name keeps its kind."""
+    kept = list(entities)
+    for entity in entities:
+        letters = entity.name.lower()
+        if not (entity.name.isupper() and entity.name.isalpha() and len(letters) >= 3):
+            continue
+        spelled = [
+            o
+            for o in kept
+            if o is not entity and " " in o.name and letters in (initials(o.name), initials(THE.sub("", o.name)))
+        ]
+        if len(spelled) == 1:
+            whole = spelled[0]
+            whole.aliases |= entity.aliases
+            whole.mentions += entity.mentions
+            whole.labels.update(entity.labels)
+            kept.remove(entity)
+    return kept
+
+
 def drop_derived(entities: list[Entity]) -> list[Entity]:
     """Drop a one-word name made from another entity's name ("YouTubers" from "YouTube"), and fold a title
     cut short before "of" into the whole one ("The First Fifteen Lives" into "The First Fifteen Lives of

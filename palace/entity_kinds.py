@@ -51,7 +51,7 @@ PLACE_SUFFIX = re.compile(
 # institution or a business with a name, where a park or a street is a place.
 DENOMINATION = re.compile(
     r"^(?:The\s+)?(?:Roman\s+|Eastern\s+|Greek\s+|Russian\s+)?(?:Catholic|Anglican|Orthodox|Methodist|Baptist|"
-    r"Lutheran|Presbyterian|Episcopal|Mormon|Evangelical|Pentecostal|Adventist|Coptic)\s+Church$"
+    r"Lutheran|Presbyterian|Episcopal|Mormon|Evangelical|Pentecostal|Adventist|Coptic)\s+Church$|^(?:The\s+)?Church$"
 )
 ORG_SUFFIX = re.compile(
     r"\b(?:Museum|Gallery|Library|Hotel|Resort|Inn|Restaurant|Cafe|Café|Bar|Pub|Tavern|Bistro|Bakery|Center|"
@@ -229,7 +229,7 @@ def brand_owned(before: str) -> bool:
     return owner.group(1).lower() in BRANDS or known_kind(owner.group(1)) == "organisation"
 
 
-CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+v(?:s)?\.\s+[A-ZÀ-ÖØ-Þ]")
+CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+(?:v|vs\.)\.?\s+[A-ZÀ-ÖØ-Þ]")
 
 
 def branded(name: str) -> bool:
@@ -264,6 +264,7 @@ SUBJECT_SUFFIX = re.compile(f"{WAR_SUFFIX}|{WAY_SUFFIX}")
 # A way of doing things is a subject even where the small model reads a title ("the Eisenhower Matrix"); a war
 # it reads as a title may be a novel's ("The Poppy War").
 WAY_OF_DOING = re.compile(WAY_SUFFIX)
+A_HISTORY = re.compile(r"(?!The\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+\s+(?:History|Studies)")  # "World History", "Gender Studies"
 EPONYM = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*)?" + EPONYM_TAIL + "$")
 
 
@@ -276,7 +277,12 @@ def kind_of(name: str, label: str) -> str | None:
         return None
     if CASE_NAME.search(name):
         return "work"  # "Brown v. Board of Education": a court case
-    if EPONYM.match(name) or (SUBJECT_SUFFIX.search(name) and label != "WORK_OF_ART") or WAY_OF_DOING.search(name):
+    if (
+        EPONYM.match(name)
+        or (SUBJECT_SUFFIX.search(name) and label != "WORK_OF_ART")
+        or WAY_OF_DOING.search(name)
+        or A_HISTORY.fullmatch(name)
+    ):
         return "topic"
     if INITIALLED.match(name):
         return "person"
@@ -324,7 +330,8 @@ VERSION = re.compile(r"\b\d+\.\d+\b")
 CAPITALS = re.compile(r"[A-Z][A-Z0-9&.'-]+")
 FOOD_VENUE = re.compile(
     r"\b(?:Grill|Grille|Diner|Eatery|Steakhouse|Pizzeria|Brasserie|Trattoria|Cantina|Taqueria|Deli|Creamery|"
-    r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant|Shack)$"
+    r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant|Shack|BBQ|Barbecue|Smokehouse|Pub|"
+    r"Taproom|Winery|Distillery|Patisserie|Grocery|Groceries|Supermarket)$"
 )
 ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
 

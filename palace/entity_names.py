@@ -313,8 +313,11 @@ def is_people_plural(name: str, text: str) -> bool:
     whose singular is an adjective in the same conversation."""
     if " " in name or not name.endswith("s") or len(name) < 5:
         return False
-    singular = name[:-1]
-    return re.search(rf"(?<![\w-]){re.escape(singular)}\s+[a-zß-öø-ÿ]", text) is not None
+    singular = name[:-1]  # followed by a noun it qualifies, not a word of the sentence ("the Crusade to be …")
+    return re.search(rf"(?<![\w-]){re.escape(singular)}\s+(?!{FUNCTION_WORDS}\b)[a-zß-öø-ÿ]", text) is not None
+
+
+FUNCTION_WORDS = "(?:to|of|in|on|at|by|for|from|with|and|or|but|as|is|was|were|be|had|has|that|which|who|it|its)"
 
 
 def initials(name: str) -> str:

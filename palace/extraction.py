@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from memory_site.lib.text import content_words
 from palace import entities as ner
 from palace.entities import Entity
+from palace.gazetteers import opens_sentence
 from palace.short_forms import alias_regex
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -95,10 +96,12 @@ def patterns(text: str, found: Extraction) -> None:
 
 
 def _projects(texts: Sequence[str]) -> Counter[str]:
+    """ "a project called Heron", "the Heron project"; not "My project is …", whose capital is the sentence's."""
     names: Counter[str] = Counter()
     for text in texts:
         for match in PROJECT.finditer(text):
-            names[match.group(1) or match.group(2)] += 1
+            if match.group(1) or not opens_sentence(text, match.start(2)):
+                names[match.group(1) or match.group(2)] += 1
     return names
 
 

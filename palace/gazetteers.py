@@ -345,7 +345,9 @@ DISH_WORDS = frozenset(
     macchiato mocha lemonade juice cocktail skewers kebab kebabs kabobs brisket nachos dumplings sushi fries
     cupcakes brownies cobbler crumble pudding guacamole hummus bruschetta spritz spritzer crostini sangria mojito
     martini negroni mimosa tapenade canapes ceviche paella empanadas gratin souffle tartare focaccia galette
-    fizz punch mule margarita daiquiri colada julep toddy kimchi bulgogi bibimbap japchae pho""".split()
+    fizz punch mule margarita daiquiri colada julep toddy kimchi bulgogi bibimbap japchae pho cheesecake tiramisu
+    gelato sorbet mousse parfait flan scones biscotti gumbo jambalaya enchiladas quesadilla fajitas gnocchi ravioli
+    spaghetti linguine fettuccine penne pilaf biryani korma vindaloo vanilla caramel hazelnut""".split()
 )
 # Words that start a dish's name only: "Pad Thai", "Pad Krapow" (Thai stir-fries), "Banh Mi".
 DISH_FIRST_WORDS = frozenset(("pad", "banh"))

@@ -1281,3 +1281,36 @@ def test_a_creek_is_a_place_a_plural_dish_is_no_wing_and_a_mac_is_apples() -> No
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Washoe Creek") == "place" and kinds.get("Mac") == "organisation"
     assert not {"Turkey Sandwiches", "Turkey"} & set(kinds)
+
+
+def test_an_acronym_folds_into_the_name_the_answers_spell_and_a_sentence_start_names_no_project() -> None:
+    chat = [
+        ("user", "I have an early morning flight out of MIA. My project is a campaign, like the Heron project."),
+        (
+            "assistant",
+            "Hotels near Miami International Airport (MIA) offer shuttles. Many near Miami International Airport "
+            "run them every 15 minutes.",
+        ),
+    ]
+    found = extraction.extract(chat)
+    airport = found.named("Miami International Airport")
+    assert airport is not None and airport.kind == "place" and "mia" in airport.aliases
+    assert found.named("MIA") is airport
+    assert {e.name for e in found.of_kind("project")} == {"Heron"}
+
+
+def test_a_plural_subject_before_a_function_word_is_no_people_and_venue_words_make_organisations() -> None:
+    chat = [
+        ("user", "How did the motivations behind the Crusades differ? He saw the Crusade to be a sacred mission."),
+        ("user", "We ate at Kogi BBQ, then bought bread at Sam's Groceries. Members of the Church joined."),
+        (
+            "user",
+            "The court cited Ryder v Frohlich in its ruling. I'm watching a series about World History. I love French Vanilla creamer.",
+        ),
+        ("user", "The Strawberry Basil Cheesecake sounds great."),
+    ]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Crusades") == "topic" and kinds.get("World History") == "topic"
+    assert kinds.get("Kogi BBQ") == kinds.get("Sam's Groceries") == kinds.get("Church") == "organisation"
+    assert kinds.get("Ryder v Frohlich") == "work"
+    assert not {"French Vanilla", "Strawberry Basil Cheesecake"} & set(kinds)
