@@ -1305,12 +1305,14 @@ def test_a_plural_subject_before_a_function_word_is_no_people_and_venue_words_ma
         ("user", "We ate at Kogi BBQ, then bought bread at Sam's Groceries. Members of the Church joined."),
         (
             "user",
-            "The court cited Ryder v Frohlich in its ruling. I'm watching a series about World History. I love French Vanilla creamer.",
+            "The court cited Ryder v Frohlich in its ruling. I'm watching a series about World History. "
+            "I love French Vanilla creamer.",
         ),
-        ("user", "The Strawberry Basil Cheesecake sounds great."),
+        ("user", "The Strawberry Basil Cheesecake sounds great. We went to Disneyland and Knott's Berry Farm."),
     ]
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Crusades") == "topic" and kinds.get("World History") == "topic"
     assert kinds.get("Kogi BBQ") == kinds.get("Sam's Groceries") == kinds.get("Church") == "organisation"
     assert kinds.get("Ryder v Frohlich") == "work"
+    assert kinds.get("Disneyland") == kinds.get("Knott's Berry Farm") == "organisation"  # venues, as museums
     assert not {"French Vanilla", "Strawberry Basil Cheesecake"} & set(kinds)
