@@ -3,9 +3,11 @@ them through the WSGI app, authenticated as an agent with data of its own. Check
 error in the one envelope, responses as the schema describes them; and requests the schema calls
 invalid are never a 5xx, and those refused (4xx) leave the owner's stored rows as they were.
 
-FUZZ_EXAMPLES (default 6,000: operations with little to vary run out of cases, ~5,200 requests are sent)
-is spread over the operations, positive cases first, then negative ones;
-the seed is fixed (FUZZ_SEED) so a CI failure replays."""
+FUZZ_EXAMPLES (default 6,000, ~5,800 requests are sent: operations with little to vary run out of cases)
+is spread over the operations, positive cases first, then negative ones: about one case in seven is
+negative, at least three per operation, since a negative case costs several positive ones to generate
+(schemathesis mutates the schema and draws until the case breaks it; 620 s for 5,272 requests at two
+in five, 554 s for 5,812 at one in seven); the seed is fixed (FUZZ_SEED) so a CI failure replays."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.timeout(900)]
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "6000"))  # a budget: small operations run out first
 SEED = int(os.environ.get("FUZZ_SEED", "20261124"))
-NEGATIVE_SHARE = 0.4
+NEGATIVE_SHARE = 0.15
 
 
 def owner_digest(user: User) -> dict[str, str]:
@@ -122,7 +124,7 @@ def test_every_operation_survives_generated_requests(
     schema.app = WSGIHandler()
     operations = [result.ok() for result in schema.get_all_operations()]  # type: ignore[union-attr]
     per_operation = max(1, math.ceil(EXAMPLES / len(operations)))
-    negative = max(1, int(per_operation * NEGATIVE_SHARE))
+    negative = max(3, int(per_operation * NEGATIVE_SHARE))
     positive = max(1, per_operation - negative)
     headers = {"Authorization": f"Bearer {owner.key}"}
     problems: dict[str, list[str]] = {}
@@ -149,6 +151,7 @@ def test_every_operation_survives_generated_requests(
                 note(operation, f"{response.status_code} {problem}")
 
         _run(operation, GenerationMode.POSITIVE, positive, headers, positive_check)
+    positives = sent["requests"]
 
     stored = {"digest": owner_digest(owner.user)}
     for operation in operations:
@@ -168,9 +171,9 @@ def test_every_operation_survives_generated_requests(
                 note(operation, f"{response.status_code} {problem}")
 
         _run(operation, GenerationMode.NEGATIVE, negative, headers, negative_check)
-    print(f"schema fuzzing: {sent['requests']} requests over {len(operations)} operations")
+    print(f"schema fuzzing: {sent['requests']} requests ({positives} positive) over {len(operations)} operations")
     assert not problems, json.dumps(problems, indent=1)
-    assert sent["requests"] >= EXAMPLES * 0.8, f"only {sent['requests']} requests were sent"
+    assert sent["requests"] >= EXAMPLES * 0.9, f"only {sent['requests']} requests were sent"
 
 
 def test_the_answers_fuzzing_found_undocumented_are_in_the_schema(
