@@ -46,7 +46,13 @@ def recurring_names(
     recur mid-sentence in the assistant's turns, confirmed by NER on one sentence each. The top
     RECURRING_NAMES only, so the assistant's text costs a regex, not a model pass; a name said once (a
     list of ten books) stays out."""
-    known = {key(alias) for entity in entities for alias in entity.aliases}
+    # "Trader Joe's" is known as "trader joe" too: a name's possessive is cut below ("a Trader Joe's fan")
+    known = {
+        key(form)
+        for entity in entities
+        for alias in entity.aliases
+        for form in (alias, TRAILING_POSSESSIVE.sub("", alias))
+    }
     presented = presented_titles("\n".join(other_texts))
     counts: Counter[str] = Counter()
     sentence_of: dict[str, str] = {}

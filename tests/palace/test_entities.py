@@ -1316,3 +1316,18 @@ def test_a_plural_subject_before_a_function_word_is_no_people_and_venue_words_ma
     assert kinds.get("Ryder v Frohlich") == "work"
     assert kinds.get("Disneyland") == kinds.get("Knott's Berry Farm") == "organisation"  # venues, as museums
     assert not {"French Vanilla", "Strawberry Basil Cheesecake"} & set(kinds)
+
+
+def test_well_known_brands_are_organisations_and_a_possessive_brand_is_one_wing() -> None:
+    chat = [
+        ("user", "I got new Birkenstocks and some Christian Louboutin heels. I bought wine at Trader Joe's last week."),
+        (
+            "assistant",
+            "You're a Trader Joe's fan, I see! Many a Trader Joe's fan loves the wine aisle. Christian Louboutin "
+            "heels are a classic.",
+        ),
+    ]
+    found = extraction.extract(chat)
+    kinds = {e.name: e.kind for e in found.entities}
+    assert kinds.get("Birkenstocks") == kinds.get("Christian Louboutin") == "organisation"
+    assert kinds.get("Trader Joe's") == "organisation" and "Trader Joe" not in kinds
