@@ -41,7 +41,7 @@ PLACE_SUFFIX = re.compile(
     r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
     r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
-    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|"
+    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|"
     r"North|South|East|West)$"
 )
 

@@ -25,7 +25,8 @@ NOT_ENTITIES = frozenset(
     vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc lms cms erp ui hr pos ats ev evs hvac
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
     mp3 mp4 wav flac aac jpeg jpg png gif heic raw csv json xml
-    bbq tv
+    bbq tv rv rvs suv suvs atv atvs
+    rabbi pastor priest reverend imam cantor
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday
     january february march april may june july august september october november december

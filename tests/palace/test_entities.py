@@ -1331,3 +1331,10 @@ def test_well_known_brands_are_organisations_and_a_possessive_brand_is_one_wing(
     kinds = {e.name: e.kind for e in found.entities}
     assert kinds.get("Birkenstocks") == kinds.get("Christian Louboutin") == "organisation"
     assert kinds.get("Trader Joe's") == "organisation" and "Trader Joe" not in kinds
+
+
+def test_a_highway_is_a_place_and_a_vehicle_s_acronym_or_a_clergy_title_alone_is_no_wing() -> None:
+    chat = [("user", "We rented an RV and drove the Oregon Coast Highway. The Rabbi said a prayer.")]
+    kinds = {e.name: e.kind for e in conversation_entities(chat)}
+    assert kinds.get("Oregon Coast Highway") == "place"
+    assert not {"RV", "Rabbi"} & set(kinds)
