@@ -229,7 +229,7 @@ def brand_owned(before: str) -> bool:
     return owner.group(1).lower() in BRANDS or known_kind(owner.group(1)) == "organisation"
 
 
-CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+(?:v|vs\.)\.?\s+[A-ZÀ-ÖØ-Þ]")
+CASE_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w.'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w.'-]*)*\s+(?:v\.?|vs\.)\s+[A-ZÀ-ÖØ-Þ]")
 
 
 def branded(name: str) -> bool:
