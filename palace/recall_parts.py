@@ -22,14 +22,18 @@ from palace import keywords, temporal
 MAX_PARTS = 4
 # Between the events of one question: a colon after "Put these in order", commas, "and", "or", "then"; the
 # verb between two events of a span ("how many days after the concert did I go to the festival").
-_SPLIT = re.compile(r"[:;?]|,\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then|did|was|were)\s+", re.I)
+_SPLIT = re.compile(r"(\s*[:;]\s*|,\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then|did|was|were)\s+)", re.I)
+_SENTENCES = re.compile(r"(?<=[.?!])\s+")
+# "Which task did I complete first, A or B?", "Order these events: A, B, C": the question's own lead, before
+# its first comma or colon, is no event when it asks for the order.
+_LEAD = re.compile(r"\b(?:first|earlier|order|chronologic\w*)\b", re.I)
 # "How many days after the concert did I …", "how long before my trip was …": a span between two events.
 _AFTER = re.compile(r"\bhow (?:many \w+|long) (?:after|before)\b", re.I)
 # The words of the question itself, not of an event: "put these in order", "which did I do first".
 _ORDER_WORDS = frozenset(
     "put these those order sort rank list which did do happened came first earliest latest last between how "
     "many long days weeks months years after before passed from to most recent oldest newest conversation "
-    "conversations chat chats asked talked told mentioned".split()
+    "conversations chat chats asked talked told mentioned event events apart far roughly chronological".split()
 )
 # A part's best leads only when it is about that part: close in meaning or holding its words.
 PART_MEANING = 0.35
@@ -42,15 +46,42 @@ class _Candidate(Protocol):
 
 
 def event_parts(query: str) -> list[str]:
-    """The events a question about an order or a span names, or [] for any other question."""
+    """The events a question about an order or a span names, or [] for any other question: each sentence's
+    parts in turn, up to MAX_PARTS, a later sentence's part only when it names no event already named
+    ("How long after my first therapy session …" after "starting therapy")."""
     if not (temporal.spanning(query) or _AFTER.search(query)):
         return []
-    parts = []
-    for part in (p.strip() for p in _SPLIT.split(query)):
-        words = [w for w in keywords.query_words(part) if w not in _ORDER_WORDS]
-        if words:
-            parts.append(part)
-    return parts if 2 <= len(parts) <= MAX_PARTS else []
+    parts: list[str] = []
+    named: set[str] = set()
+    for sentence in _SENTENCES.split(query.strip()):
+        said: set[str] = set()
+        for part in _pieces(sentence):
+            words = {w for w in keywords.query_words(part) if w not in _ORDER_WORDS}
+            if words and not words & named and len(parts) < MAX_PARTS:
+                parts.append(part)
+                said |= words
+        named |= said
+    return parts if len(parts) >= 2 else []
+
+
+def _pieces(sentence: str) -> list[str]:
+    """A sentence's events: split between them, an "and" before a single word kept inside its event
+    ("replacing my bike's chain and cassette"), and an ordering lead before the first comma or colon
+    dropped ("Which task did I complete first, …", "In what order did these happen: …")."""
+    split = _SPLIT.split(sentence.strip().rstrip("?!"))
+    pieces = [split[0].strip()]
+    lead = 0  # how many pieces come before the first comma or colon
+    for separator, piece in zip(split[1::2], split[2::2]):
+        if not lead and separator.strip()[:1] in (",", ":", ";"):
+            lead = len(pieces)
+        piece = piece.strip()
+        if separator.strip().lower() == "and" and len(piece.split()) == 1 and pieces[-1]:
+            pieces[-1] = f"{pieces[-1]}{separator}{piece}"
+        else:
+            pieces.append(piece)
+    if lead and _LEAD.search(" ".join(pieces[:lead])) and len(pieces) - lead >= 2:
+        pieces = pieces[lead:]
+    return [p for p in pieces if p]
 
 
 def embed_parts(owner_id: int, parts: Sequence[str]) -> Callable[[], list[list[float]] | None]:

@@ -67,8 +67,10 @@ def without_dates(query: str) -> str:
 # A question about the order of events or the time between them spans them all: "the most recent" in
 # "from the first to the most recent" asks for no recency.
 _SPANNING = re.compile(
-    r"\b(in (?:chronological )?order|chronologic(?:al|ally)|from (?:the )?(?:first|earliest|oldest)|"
-    r"which (?:\w+ )?(?:came|happened|did i \w+) first|before or after|between (?:the|my) .+ and)\b",
+    r"\b(in (?:chronological |what )?order|chronologic(?:al|ally)|from (?:the )?(?:first|earliest|oldest)|"
+    r"order (?:these|those|them|of (?:the|these|those|my|events))|what (?:is|was) the order|"
+    r"(?:which|what|who)(?: \w+){0,3} (?:came|happened|occurred|did (?:i|we) \w+) (?:first|earlier)|"
+    r"before or after|between (?:the|my) .+ and)\b",
     re.I,
 )
 

@@ -705,6 +705,37 @@ def test_each_event_of_an_ordering_question_keeps_a_place(personas: Personas) ->
     assert len(top & {said[f"lens-{n}"].pk for n in (1, 2, 3)}) == 1
 
 
+@pytest.mark.parametrize(
+    ("query", "events"),
+    [
+        (  # "and" before one word is inside its event; the lead before the colon asks, it names no event
+            "Order these events: my first coffee delivery, replacing my bike's chain and cassette, and the museum.",
+            ["my first coffee delivery", "replacing my bike's chain and cassette", "the museum."],
+        ),
+        (
+            "Which task did I complete first, fixing the fence or trimming the goats' hooves?",
+            ["fixing the fence", "trimming the goats' hooves"],
+        ),
+        (
+            "In what order did these happen: signing up for Hulu, playing chess at my uncle's, and the gala?",
+            ["signing up for Hulu", "playing chess at my uncle's", "the gala"],
+        ),
+        (  # the second sentence names the same events again
+            "Put these in order: starting therapy, and the racing event at the track. How long after my first "
+            "therapy session was the track day?",
+            ["starting therapy", "the racing event at the track."],
+        ),
+        (  # two events of one sentence may share a word
+            "Which came first: the birthday party in my boots, or planning my garden party?",
+            ["the birthday party in my boots", "planning my garden party"],
+        ),
+        ("What did I do last weekend?", []),  # a window, not an order
+    ],
+)
+def test_the_events_of_an_ordering_question(query: str, events: list[str]) -> None:
+    assert recall_parts.event_parts(query) == events
+
+
 def test_a_question_about_the_persons_exercise_finds_each_kind_they_named(personas: Personas) -> None:
     """ "What kinds of exercise do I do?": a pilates class and a morning run are the answer though neither
     turn says "exercise"; kinds of exercise are named without "my", so anywhere in the person's turn counts."""
