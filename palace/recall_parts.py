@@ -71,7 +71,7 @@ def _pieces(sentence: str) -> list[str]:
     split = _SPLIT.split(sentence.strip().rstrip("?!"))
     pieces = [split[0].strip()]
     lead = 0  # how many pieces come before the first comma or colon
-    for separator, piece in zip(split[1::2], split[2::2]):
+    for separator, piece in zip(split[1::2], split[2::2], strict=True):
         if not lead and separator.strip()[:1] in (",", ":", ";"):
             lead = len(pieces)
         piece = piece.strip()
