@@ -22,18 +22,27 @@ from palace import keywords, temporal
 MAX_PARTS = 4
 # Between the events of one question: a colon after "Put these in order", commas, "and", "or", "then"; the
 # verb between two events of a span ("how many days after the concert did I go to the festival").
-_SPLIT = re.compile(r"(\s*[:;]\s*|,\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then|did|was|were)\s+)", re.I)
+_SPLIT = re.compile(r"(\s*[:;]\s*|,\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then|did|was|were|when)\s+)", re.I)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
+# A quoted title is one event's, whatever it holds: "listening to 'Sapiens: A Brief History of Humankind'".
+_QUOTED = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|\u2018[^\u2019]+\u2019|\u201c[^\u201d]+\u201d)(?!\w)")
+_UNMASK = re.compile(r"\x00(\d+)\x00")
 # "Which task did I complete first, A or B?", "Order these events: A, B, C": the question's own lead, before
 # its first comma or colon, is no event when it asks for the order.
 _LEAD = re.compile(r"\b(?:first|earlier|order|chronologic\w*)\b", re.I)
-# "How many days after the concert did I …", "how long before my trip was …": a span between two events.
-_AFTER = re.compile(r"\bhow (?:many \w+|long) (?:after|before)\b", re.I)
+# "How many days after the concert did I …", "how long before my trip was …", "how many days had passed since I
+# bought X when I …": a span between two events.
+_AFTER = re.compile(
+    r"\bhow (?:many \w+|long) (?:after|before)\b|\bhow many \w+ (?:had |have )?(?:passed|gone by|elapsed) since\b"
+    r".+\bwhen\b",
+    re.I,
+)
 # The words of the question itself, not of an event: "put these in order", "which did I do first".
 _ORDER_WORDS = frozenset(
     "put these those order sort rank list which did do happened came first earliest latest last between how "
     "many long days weeks months years after before passed from to most recent oldest newest conversation "
-    "conversations chat chats asked talked told mentioned event events apart far roughly chronological".split()
+    "conversations chat chats asked talked told mentioned event events apart far roughly chronological had have "
+    "gone elapsed since when".split()
 )
 # A part's best leads only when it is about that part: close in meaning or holding its words.
 PART_MEANING = 0.35
@@ -68,7 +77,9 @@ def _pieces(sentence: str) -> list[str]:
     """A sentence's events: split between them, an "and" before a single word kept inside its event
     ("replacing my bike's chain and cassette"), and an ordering lead before the first comma or colon
     dropped ("Which task did I complete first, …", "In what order did these happen: …")."""
-    split = _SPLIT.split(sentence.strip().rstrip("?!"))
+    quoted: list[str] = []
+    masked = _QUOTED.sub(lambda m: quoted.append(m.group(0)) or f"\x00{len(quoted) - 1}\x00", sentence.strip())
+    split = [_UNMASK.sub(lambda m: quoted[int(m.group(1))], part) for part in _SPLIT.split(masked.rstrip("?!"))]
     pieces = [split[0].strip()]
     lead = 0  # how many pieces come before the first comma or colon
     for separator, piece in zip(split[1::2], split[2::2], strict=True):

@@ -729,6 +729,14 @@ def test_each_event_of_an_ordering_question_keeps_a_place(personas: Personas) ->
             "Which came first: the birthday party in my boots, or planning my garden party?",
             ["the birthday party in my boots", "planning my garden party"],
         ),
+        (  # a quoted title is one event's, colon and all
+            "Which did I finish first, 'Sapiens: A Brief History of Humankind' or 'The Power'?",
+            ["'Sapiens: A Brief History of Humankind'", "'The Power'"],
+        ),
+        (
+            "How many days had passed since I bought my running shoes when I broke a shoelace?",
+            ["How many days had passed since I bought my running shoes", "I broke a shoelace"],
+        ),
         ("What did I do last weekend?", []),  # a window, not an order
     ],
 )
