@@ -10,6 +10,7 @@ question, cached like any query) and scored like the question, by meaning and by
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -77,8 +78,9 @@ def _pieces(sentence: str) -> list[str]:
     """A sentence's events: split between them, an "and" before a single word kept inside its event
     ("replacing my bike's chain and cassette"), and an ordering lead before the first comma or colon
     dropped ("Which task did I complete first, …", "In what order did these happen: …")."""
-    quoted: list[str] = []
-    masked = _QUOTED.sub(lambda m: quoted.append(m.group(0)) or f"\x00{len(quoted) - 1}\x00", sentence.strip())
+    quoted = _QUOTED.findall(sentence)
+    number = itertools.count()
+    masked = _QUOTED.sub(lambda _: f"\x00{next(number)}\x00", sentence.strip())
     split = [_UNMASK.sub(lambda m: quoted[int(m.group(1))], part) for part in _SPLIT.split(masked.rstrip("?!"))]
     pieces = [split[0].strip()]
     lead = 0  # how many pieces come before the first comma or colon
