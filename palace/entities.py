@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from palace.entity_aliases import Entity, drop_derived, fold_acronyms, merge_aliases
-from palace.entity_answers import recurring_names, second_opinion
+from palace.entity_answers import recurring_names, second_opinion, surnames_in_full
 from palace.entity_kinds import (
     EPONYM_TAIL,
     KIND_OF_LABEL,
@@ -47,7 +47,7 @@ from palace.entity_names import (
     without_count,
     without_imperative,
 )
-from palace.entity_runs import KIN_BEFORE, VISITED, camel_words, capitalised_runs
+from palace.entity_runs import KIN_BEFORE, NUMBERED_PLACE, VISITED, camel_words, capitalised_runs
 from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
 from palace.entity_votes import (
     brands_of_products,
@@ -56,7 +56,7 @@ from palace.entity_votes import (
     names_from_lists,
     products_of_makers,
 )
-from palace.gazetteers import gazetteer_mentions, is_brand, is_dish, known_over, personal_name
+from palace.gazetteers import FOOD_BOWL, KNOWN, gazetteer_mentions, is_brand, is_dish, known_over, personal_name
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
@@ -196,7 +196,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
             # A place the user went to may be named in any words ("went to Buy Buy Baby").
-            label = "FAC" if VISITED.search(text, max(0, start - 50), start) else "ORG"
+            label = "FAC" if VISITED.search(text, max(0, start - 50), start) or NUMBERED_PLACE.match(name) else "ORG"
             if KIN_BEFORE.search(text, max(0, start - 40), start):
                 label = "PERSON"  # "her baby girl Ava"
                 kind = "person"
@@ -204,8 +204,21 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 found.append((name, kind))
                 covered.append((start, end))
         found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
-        found += gazetteer_mentions(text, [*covered, *skip], lower_words)
+        titles = known_titles(text, [*covered, *skip])
+        found += [(title, "work") for _, _, title in titles]
+        found += gazetteer_mentions(text, [*covered, *skip, *(title[:2] for title in titles)], lower_words)
     return found
+
+
+def known_titles(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """(start, end, title) of each well-known title said with its subtitle outside the `taken` ranges: "Star
+    Wars: Galaxy's Edge" is one name, not "Star Wars" and "Galaxy" (the phone) on their own."""
+    titles = []
+    for match in KNOWN.finditer(text):
+        start, end = match.span(1)
+        if not any(a <= start < b for a, b in taken) and (sub_end := subtitle(text, start, end)):
+            titles.append((start, sub_end, text[start:sub_end]))
+    return titles
 
 
 # When, glued to a name by the small model: "a trip to Yosemite National Park 4 weeks ago".
@@ -363,7 +376,7 @@ def conversation_entities(
         return not (
             is_term(name, turns)
             # "Caesar Salad"; not "Super Bowl" or "Hollywood Bowl", nor a person ("Steph Curry")
-            or (is_dish(name) and shape_kind(name) is None and not personal_name(name))
+            or (is_dish(name) and (shape_kind(name) is None or FOOD_BOWL.search(name)) and not personal_name(name))
             or is_people_plural(name, context)
             or is_identifier(name, identifiers)
             or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"
@@ -379,6 +392,7 @@ def conversation_entities(
     if not assistant:
         other_texts = [text for role, text in turns if role != "user"]
         entities += [e for e in recurring_names(entities, other_texts, nlp, lower_words) if kept(e)]
+        entities += surnames_in_full(entities, other_texts, lower_words)
         entities = fold_acronyms(entities)
         second_opinion(entities, other_texts, nlp)
     kinds_from_cues(entities, [text for _, text in turns])

@@ -107,17 +107,24 @@ THE = re.compile(r"^The\s+")
 
 def fold_acronyms(entities: list[Entity]) -> list[Entity]:
     """Fold an acronym into the one name it is the initials of, where the two came from different readings
-    ("MIA" from the person's turn, "Miami International Airport" from the answers): the name keeps its kind."""
+    ("MIA" from the person's turn, "Miami International Airport" from the answers; "UC Berkeley" and "University
+    of California, Berkeley"): the name keeps its kind."""
     kept = list(entities)
     for entity in entities:
         letters = entity.name.lower()
-        if not (entity.name.isupper() and entity.name.isalpha() and len(letters) >= 3):
+        head, _, tail = entity.name.partition(" ")
+        if tail and head.isupper() and head.isalpha() and len(head) >= 2:  # "UC Berkeley"
+            spelled = [
+                o for o in kept if o.name.endswith(f", {tail}") and initials(o.name[: -len(tail) - 2]) == head.lower()
+            ]  # "University of California, Berkeley"
+        elif entity.name.isupper() and entity.name.isalpha() and len(letters) >= 3:
+            spelled = [
+                o
+                for o in kept
+                if o is not entity and " " in o.name and letters in (initials(o.name), initials(THE.sub("", o.name)))
+            ]
+        else:
             continue
-        spelled = [
-            o
-            for o in kept
-            if o is not entity and " " in o.name and letters in (initials(o.name), initials(THE.sub("", o.name)))
-        ]
         if len(spelled) == 1:
             whole = spelled[0]
             whole.aliases |= entity.aliases

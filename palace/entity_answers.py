@@ -22,8 +22,9 @@ from palace.entity_names import (
     not_a_name_here,
 )
 from palace.entity_titles import presented_titles
-from palace.gazetteers import known_kind
+from palace.gazetteers import GIVEN_NAMES, known_kind
 from palace.short_forms import alias_regex
+from palace.topics import generic_words
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -89,6 +90,36 @@ def recurring_names(
             if kind is not None and (is_plausible(name, ent.label_, lower_words) or name.lower() in presented):
                 found.append(Entity(name=name, kind=kind, mentions=counts[name], aliases={name.lower()}))
             break
+    return found
+
+
+# "**The Last Romantics** by Tara Conklin" in a list's label, then "Conklin's writing is lyrical", "Like Reid,
+# Conklin …": the person the answers go on about, named in full only where capitals prove nothing.
+FULL_NAME = re.compile(r"(?<![\w'-])([A-Z][a-z]+) ((?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?![\w-])")
+SURNAME_MENTIONS = 2  # said alone at least this often
+PRECEDING_NAME = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'.-]*\s$")
+
+
+def surnames_in_full(entities: Sequence[Entity], other_texts: Sequence[str], lower_words: set[str]) -> list[Entity]:
+    """People the answers name in full once (a given name and a surname) and then by surname alone, again and
+    again; a surname that is an everyday word or a word of a known name is left alone."""
+    text = "\n".join(other_texts)
+    known = {word for entity in entities for alias in entity.aliases for word in alias.split()}
+    full: dict[str, str] = {}
+    for match in FULL_NAME.finditer(text):
+        given, surname = match.groups()
+        everyday = common_word(surname, lower_words) or surname.lower() in generic_words()  # "Luther Pass"
+        if given in GIVEN_NAMES and surname.lower() not in known and not everyday:
+            full.setdefault(surname, match.group(0))
+    found = []
+    for surname, name in full.items():
+        alone = sum(  # not after another capitalised word: "Tara Conklin" itself, "Mount Conklin"
+            1
+            for match in re.finditer(rf"(?<![\w'-]){surname}(?![\w-])", text)
+            if not PRECEDING_NAME.search(text, max(0, match.start() - 40), match.start())
+        )
+        if alone >= SURNAME_MENTIONS:
+            found.append(Entity(name=name, kind="person", mentions=alone, aliases={name.lower(), surname.lower()}))
     return found
 
 

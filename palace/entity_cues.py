@@ -9,6 +9,7 @@ import re
 
 from palace.entity_kinds import BAND_PLURAL_AFTER, STUDY_BEFORE, WORK_CUE, brand_owned
 from palace.gazetteers import is_brand, personal_name, place_name
+from palace.short_forms import ALIASES
 
 # Words for a person in an apposition or before "named": "Vikkstar, a UK-based YouTuber", "a journalist named
 # Sophia". Cue words (below) are how a text says what kind of thing a name is, whoever wrote it.
@@ -56,14 +57,14 @@ WORK_NOUNS = (
 NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which)\s)"
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"
-    r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
+    r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*,?|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
     r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
 )
 APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
-# A list entry's description after its name: "Sweetgreen (7-minute walk): A popular salad chain", "3. Fattoria
-# di Fèlsina - a family-run winery" (the name opens the line; "… by Angie Thomas - A powerful novel" describes
-# the title before "by").
-ENTRY_APPOSITION = r"^\s*(?:\([^()\n]{0,40}\))?\s*(?::|\s[-\u2013\u2014])" + DESCRIBING
+# A list entry's description after its name, bold or not: "Sweetgreen (7-minute walk): A popular salad chain",
+# "3. Fattoria di Fèlsina - a family-run winery", "**TransAmerica**: A simple, fast-paced train game" (the name
+# opens the line; "… by Angie Thomas - A powerful novel" describes the title before "by").
+ENTRY_APPOSITION = r"^[*_\"\u201d]*\s*(?:\([^()\n]{0,40}\))?\s*(?::|\s[-\u2013\u2014])" + DESCRIBING
 ENTRY_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*\u2022+][ \t]+|\d+[.)][ \t]*)?[*_\"\u201c]*$")
 # The first word for a kind of thing in the apposition says what the name is ("Dixit: A creative game where
 # players guess" is a game, whoever plays it), or the last of a compound of them ("a French film director"). "A
@@ -330,8 +331,11 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     possessive = after.startswith(
         ("'s", "\u2019s", "' ", "\u2019 ")
     )  # "read George Orwell's 1984", "watch the Bruins' game"
+    # "playing the US map expansion": a known place before a noun says which one, it is not what is played
+    place = place_name(name) or name.lower() in ALIASES  # "US", "NYC": a known place's short form
+    modifier = possessive or (place and re.match(r"\s+[a-z]", after) is not None)
     for pattern, kind in CUE_BEFORE:
-        if pattern.search(before) and not (kind == "work" and possessive):
+        if pattern.search(before) and not (kind == "work" and modifier):
             return kind
     if not marked and pronoun_person(before, after, name):
         return "person"

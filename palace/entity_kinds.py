@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from palace.gazetteers import BRANDS, is_band, known_kind, personal_name, place_name
+from palace.gazetteers import BRANDS, DISH_WORDS, is_band, known_kind, personal_name, place_name
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
 KIND_OF_LABEL: dict[str, str | None] = {
@@ -297,6 +297,7 @@ def kind_of(name: str, label: str) -> str | None:
     if (
         DENOMINATION.match(name)
         or FOOD_VENUE.search(name)
+        or dish_venue(name)
         or ESTATE_PREFIX.match(name)
         or ORG_PREFIX.match(name)
         or VENUE_PREFIX.match(name)
@@ -333,6 +334,14 @@ FOOD_VENUE = re.compile(
     r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant|Shack|BBQ|Barbecue|Smokehouse|Pub|"
     r"Taproom|Winery|Distillery|Patisserie|Grocery|Groceries|Supermarket)$"
 )
+# A dish, then a word for where it is served: "Kimchi House", "Noodle Palace", "Tandoori Nights" are restaurants.
+DISH_VENUE = re.compile(r"^(\w+)\s+(?:House|Kitchen|Palace|Hut|Express|Garden|Corner|Bar|Joint|Spot|Nights?|King)$")
+
+
+def dish_venue(name: str) -> bool:
+    return bool((match := DISH_VENUE.match(name)) and match.group(1).lower() in DISH_WORDS)
+
+
 ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
 
 
@@ -373,6 +382,8 @@ def shape_kind(name: str) -> str | None:
         return "work"
     if DENOMINATION.match(name) or ESTATE_PREFIX.match(name) or ORG_PREFIX.match(name):
         return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery
+    if dish_venue(name):  # "Noodle Palace": served there, not a palace
+        return "organisation"
     if place_shaped(name):
         return "place"
     if PROJECT_SUFFIX.search(name):

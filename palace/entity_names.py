@@ -121,6 +121,8 @@ UNCLOSED_BRACKET = re.compile(r"\s*\([^()]*$")
 def split_conjunction(name: str, text: str) -> list[str]:
     """ "Instagram and Facebook" -> both, when each part is a brand or is named on its own elsewhere in
     `text` (the conversation); "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
+    if CAMPUS.match(name):  # "University of California, Berkeley": one school, named with its campus
+        return [name]
     parts = re.split(r"\s+(?:and|And|&|or)\s+|,\s*", name)
     if len(parts) == 2 and parts[0] in COMPASS_WORDS and len(parts[1].split()) == 2:
         region, whole = parts[1].split()
@@ -131,6 +133,7 @@ def split_conjunction(name: str, text: str) -> list[str]:
     return [name]
 
 
+CAMPUS = re.compile(r"^[^,]*\b(?:University|College|Institute)\b[^,]*, [A-ZÀ-ÖØ-Þ][\w.-]*(?: [A-ZÀ-ÖØ-Þ][\w.-]*)?$")
 COMPASS_WORDS = frozenset(
     "North South East West Central Northern Southern Eastern Western Upper Lower Inner Outer".split()
 )
@@ -387,7 +390,8 @@ STYLE_OF = re.compile(
     r"roast|cuisine|dance|dancing|meditation|breathing|technique|sauce|dressing|cheese|wines?|grapes?|blends|"
     r"spritzers?|cocktails?|recipes?|dish(?:es)?|drinks?|beers?|liquor|smoothies?|salads?|soups?|dumplings|noodles|"
     r"stew|pudding|cakes?|cookies|bread|pastr(?:y|ies)|desserts?|curry|rice|seasoning|spices?|wings|fries|tacos|"
-    r"burgers?|pizzas?|sandwich(?:es)?|ramen|sushi|rolls?|chowder|cheesesteaks?|bagels?|chili|peppers?|flavou?rs?)\b"
+    r"burgers?|pizzas?|sandwich(?:es)?|ramen|sushi|rolls?|chowder|cheesesteaks?|bagels?|chili|peppers?|flavou?rs?|"
+    r"sprouts|mustard|chard|mythology|folklore)\b"
 )
 # A quoted or named thing followed by a word for a part of an app, a layout or a party's theme: "the "Quick Add"
 # feature", "the Today view", "in Table format", "the Jungle Adventure theme".

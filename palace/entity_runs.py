@@ -35,6 +35,10 @@ VENUE_END = re.compile(r"\b(?:Hotel|Resort|Inn|Suites|Lodge|Hostel|Motel|Spa)$")
 MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-ZÀ-ÖØ-Þ]*-?\d[\w-]*$")
 
 
+# A place named by its number: "Pier 39", "Route 66", "Highway 1", "Terminal 2" (not "Chapter 2").
+NUMBERED_PLACE = re.compile(r"^(?:Pier|Route|Highway|Interstate|Terminal|Gate|Studio|Area|Platform)\s+\d+$")
+
+
 def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, text) of each run of two or more capitalised words, or a name with a model number,
     that is not just common words in title case ("the Main Event" when "main" and "event" are written
@@ -70,7 +74,11 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         elif words[0].lower() in NOT_ENTITIES or not words[0][0].isupper():
             continue
         has_model = any(MODEL_NUMBER.match(w) for w in words[1:]) or bool(MODEL_NUMBER.match(words[0]))
-        if has_model and all(w.isdigit() or common_word(w, lower_words) for w in words):
+        if (
+            has_model
+            and all(w.isdigit() or common_word(w, lower_words) for w in words)
+            and not NUMBERED_PLACE.match(name)
+        ):
             has_model = False  # "Remove Item 6", "Chapter 2": a label and its number, not a model
         # "TechX", "YogaGlo"; not "RnD", an abbreviation with one lower-case letter
         camel = (

@@ -347,10 +347,20 @@ DISH_WORDS = frozenset(
     martini negroni mimosa tapenade canapes ceviche paella empanadas gratin souffle tartare focaccia galette
     fizz punch mule margarita daiquiri colada julep toddy kimchi bulgogi bibimbap japchae pho cheesecake tiramisu
     gelato sorbet mousse parfait flan scones biscotti gumbo jambalaya enchiladas quesadilla fajitas gnocchi ravioli
-    spaghetti linguine fettuccine penne pilaf biryani korma vindaloo vanilla caramel hazelnut""".split()
+    spaghetti linguine fettuccine penne pilaf biryani korma vindaloo vanilla caramel hazelnut tandoori""".split()
 )
 # Words that start a dish's name only: "Pad Thai", "Pad Krapow" (Thai stir-fries), "Banh Mi".
 DISH_FIRST_WORDS = frozenset(("pad", "banh"))
+# Words that end one only: "Korean BBQ Sauce", "Ranch Dressing" (not "Dressing Room").
+DISH_LAST_WORDS = frozenset(("sauce", "sauces", "dressing", "marinade", "glaze"))
+
+
+# "Autumn Harvest Quinoa Bowl", "Poke Bowl": a bowl of food, where "Hollywood Bowl" is a venue.
+FOOD_BOWL = re.compile(
+    r"\b(?:quinoa|rice|grain|poke|acai|açaí|buddha|burrito|smoothie|noodle|ramen|salad|protein|veggie|vegetable|"
+    r"taco|sushi|bibimbap|chicken|tofu|salmon|tuna|teriyaki|breakfast|power|harvest)\s+bowls?$",
+    re.I,
+)
 
 
 def is_dish(name: str) -> bool:
@@ -366,5 +376,6 @@ def is_dish(name: str) -> bool:
         or any(w in DISH_FIRST_WORDS for w in words[:-1])
         or words[-1] in DISH_WORDS
         or last in DISH_WORDS
+        or words[-1] in DISH_LAST_WORDS
     )
     return len(words) > 1 and dish and name.lower() not in BRANDS

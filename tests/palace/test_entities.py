@@ -1338,3 +1338,55 @@ def test_a_highway_is_a_place_and_a_vehicle_s_acronym_or_a_clergy_title_alone_is
     kinds = {e.name: e.kind for e in conversation_entities(chat)}
     assert kinds.get("Oregon Coast Highway") == "place"
     assert not {"RV", "Rabbi"} & set(kinds)
+
+
+def test_a_campus_a_title_with_its_subtitle_and_a_bowl_of_food() -> None:
+    """ "University of California, Berkeley" is one school, "UC Berkeley" its short form; a well-known title
+    with its subtitle is one name ("Galaxy" is no phone there); a country before a noun is no game played
+    ("playing the US map expansion"); a bold list entry's description gives its kind; a quinoa bowl and
+    Brussels sprouts are eaten, the Hollywood Bowl is a venue."""
+    chat = [
+        (
+            "user",
+            "I'm applying to the University of California, Berkeley or MIT. I'm so excited to visit Star Wars: "
+            "Galaxy's Edge! I enjoyed playing the US map expansion pack. I really like the Autumn Harvest Quinoa "
+            "Bowl, and I saw a show at the Hollywood Bowl. I'll roast Brussels sprouts; I love Middle Eastern "
+            "mythology.",
+        ),
+        (
+            "assistant",
+            "Both UC Berkeley and MIT are great. Berkeley's business school is Haas. Good luck at UC Berkeley!",
+        ),
+        ("assistant", "Try these:\n\n1. **TransAmerica**: A simple, fast-paced train game across a map."),
+        (
+            "user",
+            "I think I'll check out TransAmerica. I made the Korean BBQ Sauce; the one from Kimchi House was bad.",
+        ),
+        ("user", "The pier was busy, but I saw the sea lions at Pier 39. Read chapter 2 first."),
+    ]
+    found = {e.name: e for e in conversation_entities(chat)}
+    assert found["University of California, Berkeley"].kind == "organisation"
+    assert "uc berkeley" in found["University of California, Berkeley"].aliases
+    assert not {"Berkeley", "University of California", "UC Berkeley", "Galaxy"} & set(found)
+    assert found["Star Wars: Galaxy's Edge"].kind == "work"
+    assert found["United States"].kind == "place" and found["TransAmerica"].kind == "work"  # a game, in bold
+    assert "Autumn Harvest Quinoa Bowl" not in found and found["Hollywood Bowl"].kind == "organisation"
+    assert not {"Brussels", "Middle Eastern", "Korean BBQ Sauce"} & set(found)  # a vegetable, a style, a sauce
+    assert found["Kimchi House"].kind == "organisation"  # a dish, then where it is served
+    assert found["Pier 39"].kind == "place"  # named by its number, though "pier" is an everyday word here
+
+
+def test_a_person_the_answers_name_in_full_once_and_then_by_surname_is_a_wing() -> None:
+    chat = [
+        ("user", "Can you recommend books like The Seven Husbands of Evelyn Hugo?"),
+        (
+            "assistant",
+            "1. **The Last Romantics** by Tara Conklin: a family saga.\n\n**Tara Conklin**\n\nConklin's writing is "
+            "lyrical. Like many authors, Conklin writes about siblings, and Conklin is patient with them.",
+        ),
+        ("user", "I'll try it."),
+        ("assistant", "Great! Rose Garden is a lovely read too; a rose garden is hard to keep."),
+    ]
+    found = {e.name: e for e in conversation_entities(chat)}
+    assert found["Tara Conklin"].kind == "person" and "conklin" in found["Tara Conklin"].aliases
+    assert "Rose Garden" not in found  # named once, and an everyday word as a surname is not one
