@@ -5,8 +5,8 @@ events the question says most about take the top places and the third event's ev
 ranked by each part too, every event keeps one.
 
 Only questions about an order or a span of events (palace/temporal.py `spanning`, "how many days after …")
-are split, into 2 to MAX_PARTS parts, each with a content word of its own; each part is embedded (beside the
-question, cached like any query) and scored like the question, by meaning and by its words."""
+are split, into 2 to MAX_PARTS parts (the first ones named), each with a content word of its own; each part is
+embedded (beside the question, cached like any query) and scored like the question, by meaning and by its words."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from episodic import providers
 from palace import keywords, temporal
 
 MAX_PARTS = 4
-# Between the events of one question: a colon after "Put these in order", commas, "and", "or", "then"; the
-# verb between two events of a span ("how many days after the concert did I go to the festival").
+# Between the events of one question (kept by the split, to tell a comma from an "and"): a colon after "Put these
+# in order", commas, "and", "or", "then"; the verb between two events of a span ("how many days after the concert
+# did I go to the festival", "since I bought X when I …").
 _SPLIT = re.compile(r"(\s*[:;]\s*|,\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then|did|was|were|when)\s+)", re.I)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 # A quoted title is one event's, whatever it holds: "listening to 'Sapiens: A Brief History of Humankind'".
