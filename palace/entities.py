@@ -289,8 +289,14 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
             end = place.end()
         if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
             end = eponym.end()
+        if grown and label == "GPE" and CAMPUS_OF.search(text_of_doc, grown[-1][0], start):
+            # "the University of California, Berkeley": NER's ORG and GPE, one school with its campus
+            start, label = grown.pop()[0], "ORG"
         grown.append((start, end, text_of_doc[start:end], label))
     return grown
+
+
+CAMPUS_OF = re.compile(r"\bUniversity of [A-Z][\w ]*,\s*$")
 
 
 SPELLED_NUMBER = re.compile(r"\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)")

@@ -1363,10 +1363,12 @@ def test_a_campus_a_title_with_its_subtitle_and_a_bowl_of_food() -> None:
             "I think I'll check out TransAmerica. I made the Korean BBQ Sauce; the one from Kimchi House was bad.",
         ),
         ("user", "The pier was busy, but I saw the sea lions at Pier 39. Read chapter 2 first."),
+        ("user", "My cousin is applying to the University of Wisconsin, Madison next year, and I'm so proud."),
     ]
     found = {e.name: e for e in conversation_entities(chat)}
     assert found["University of California, Berkeley"].kind == "organisation"
     assert "uc berkeley" in found["University of California, Berkeley"].aliases
+    assert found["University of Wisconsin, Madison"].kind == "organisation"  # read by NER as a school and a city
     assert not {"Berkeley", "University of California", "UC Berkeley", "Galaxy"} & set(found)
     assert found["Star Wars: Galaxy's Edge"].kind == "work"
     assert found["United States"].kind == "place" and found["TransAmerica"].kind == "work"  # a game, in bold
