@@ -272,7 +272,7 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
         if spans and start < spans[-1][1]:
             start = ent.start_char
         spans.append((start, ent.end_char, text_of_doc[start : ent.end_char], label))
-    grown = []
+    grown: list[tuple[int, int, str, str]] = []
     for start, end, _, label in spans:
         if start and text_of_doc[start - 1] == "#":
             continue  # "#FitnessJourney": a hashtag, not a name
