@@ -36,9 +36,6 @@ from palace.entity_names import (
     heading_spans,
     is_people_plural,
     is_plausible,
-    is_term,
-    is_trade_term,
-    is_ui_label,
     key,
     lowercase_vocabulary,
     not_a_name_here,
@@ -48,6 +45,7 @@ from palace.entity_names import (
     without_imperative,
 )
 from palace.entity_runs import KIN_BEFORE, NUMBERED_PLACE, VISITED, camel_words, capitalised_runs
+from palace.entity_terms import is_term, is_trade_term, is_ui_label
 from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
 from palace.entity_votes import (
     brands_of_products,

@@ -1,0 +1,65 @@
+"""Capitalised words that are terms, not names: an acronym the conversation spells out in lower case ("NLP"),
+a trade's term given with its abbreviation ("Quality of Service (QoS)"), the words on an app's button."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from palace.entity_kinds import shape_kind
+from palace.entity_names import UI_ELEMENT_AFTER, everyday_words
+
+
+def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
+    """An acronym the conversation spells out in lower case is a term, not a name: "NLP" beside "natural
+    language processing", "HIIT" beside "high-intensity interval training" (a "Food and Drug
+    Administration" written with capitals stays an organisation)."""
+    if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    letters = name.lower()
+    words = r"[\s-]+(?:(?:and|of|the|for)\s+)?".join(rf"{letter}[a-zß-öø-ÿ]*" for letter in letters)
+    spelled = re.compile(rf"(?<![A-Za-z]){words}(?![A-Za-z])")
+    return any(spelled.search(text) for _, text in turns)
+
+
+def is_ui_label(name: str, context: str) -> bool:
+    """Whether the conversation quotes the name as a part of an app ("use the "Not Interested" button"): the
+    words on a button or a menu, not a name, wherever else they are said."""
+    quoted = re.compile(rf"[\"\u201c']{re.escape(name)}[\"\u201d']")
+    return any(UI_ELEMENT_AFTER.match(context[m.end() - 1 : m.end() + 40]) for m in quoted.finditer(context))
+
+
+# A name in capitals followed by its own abbreviation in brackets: "Quality of Service (QoS)", "Keyword
+# Difficulty (KD)", "Key Performance Indicators (KPIs)".
+_SMALL_WORDS = frozenset("of the and for in on to a an".split())
+# A word for a body, which a term of a trade does not hold before its "of": "World Health Organization (WHO)",
+# "Department of Education (DOE)" are bodies, "Quality of Service (QoS)" is what a service gives.
+BODY_WORD = re.compile(
+    r"\b(?:Organi[sz]ation|Association|Agency|Administration|Institute|Foundation|Department|Bureau|Commission|"
+    r"Council|Committee|Federation|Union|Society|University|College|Bank|Fund|Authority|Board|Corporation|Company|"
+    r"Party|League|Alliance|Coalition|Ministry|Office|Court|Service)\b"
+)
+
+
+def is_spelled_out(name: str, context: str) -> bool:
+    """Whether the conversation gives `name` its abbreviation in brackets."""
+    initials = "".join(w[0] for w in name.split() if w.lower() not in _SMALL_WORDS).upper()
+    if len(initials) < 2:
+        return False
+    for match in re.finditer(re.escape(name) + r"\s*\(\s*([A-Za-z]{2,8})\s*\)", context):
+        if "".join(c for c in match.group(1) if c.isupper()) in (initials, initials + "S"):
+            return True
+    return False
+
+
+def is_trade_term(name: str, context: str, lower_words: set[str]) -> bool:
+    """A term of a trade, introduced the way a text introduces one: everyday words in capitals, then their
+    abbreviation in brackets ("Quality of Service (QoS)"). A body's or a place's name so introduced stays a
+    name: "World Health Organization (WHO)", "American Museum of Natural History (AMNH)"."""
+    head = name.split(" of ")[0]  # what a term is "of" does not make it a body
+    return (
+        is_spelled_out(name, context)
+        and everyday_words(name, lower_words)
+        and shape_kind(head) is None
+        and not BODY_WORD.search(head)
+    )
