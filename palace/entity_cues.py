@@ -97,6 +97,7 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"^(?:\s+and\s+(?:I(?!['\u2019]m)|me)\b|,?\s+who\b|\s+(?:said|says|told|asked|suggested|texted)\b)"),
         "person",
     ),
+    (re.compile(r"^,?\s+et\s+al\b"), "person"),  # "Papyan et al., 2020": a paper's first author
     # "X by Author", "X (2017) - by …"
     (
         re.compile(r"^[\"\u201d'*]*\s*(?:\(\d{4}\)\s*)?[-\u2013\u2014:]?\s*by\s+(?:[A-ZÀ-ÖØ-Þ]|the\s+[A-ZÀ-ÖØ-Þ])"),

@@ -63,7 +63,7 @@ ORG_SUFFIX = re.compile(
 )
 EVENT_SUFFIX = re.compile(
     r"\b(?:Festival|Fest|Gala|Summit|Conference|Convention|Marathon|Fair|Expo|Awards|Ball|Games|Olympics|Cup|"
-    r"Week|Challenge|Championships?|Tournament|Rally|Parade)$"
+    r"Week|Challenge|Championships?|Tournament|Rally|Parade)$|(?<=[a-z])Fest$|(?:Oktober|Summer|Winter|Spring)fest$"
 )
 # What follows an event's name: "the TechX conference", "the "24-Hour Bike Ride" charity event".
 EVENT_AFTER = re.compile(
@@ -296,13 +296,15 @@ def kind_of(name: str, label: str) -> str | None:
         return "work"
     if (
         DENOMINATION.match(name)
+        or CAMPUS.match(name)
         or FOOD_VENUE.search(name)
         or dish_venue(name)
         or ESTATE_PREFIX.match(name)
         or ORG_PREFIX.match(name)
         or VENUE_PREFIX.match(name)
     ):
-        return "organisation"  # "the Catholic Church"; "The Ship Rock Grille", "Podere Forte", whatever the label
+        # "the Catholic Church"; "The Ship Rock Grille", "Podere Forte", "… State University, Long Beach"
+        return "organisation"
     if place_shaped(name) and label in (
         "ORG",
         "PERSON",
@@ -366,6 +368,10 @@ PERSON_TITLE = re.compile(
 )
 
 
+# A school named with its campus after a comma: "University of California, Berkeley".
+CAMPUS = re.compile(r"^[^,]*\b(?:University|College|Institute)\b[^,]*, [A-ZÀ-ÖØ-Þ][\w.-]*(?: [A-ZÀ-ÖØ-Þ][\w.-]*)?$")
+
+
 def shape_kind(name: str) -> str | None:
     """The kind a name's own words fix, whatever the words around it say: a gazetteer entry, a brand, or
     a place / event / project / venue word ("Navy Pier", "Digital Marketing Summit", "Field Museum")."""
@@ -382,6 +388,8 @@ def shape_kind(name: str) -> str | None:
         return "work"
     if DENOMINATION.match(name) or ESTATE_PREFIX.match(name) or ORG_PREFIX.match(name):
         return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery
+    if CAMPUS.match(name):  # "California State University, Long Beach": a school, whatever its campus is called
+        return "organisation"
     if dish_venue(name):  # "Noodle Palace": served there, not a palace
         return "organisation"
     if place_shaped(name):

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from palace.entity_kinds import EVENT_SUFFIX
+from palace.entity_kinds import CAMPUS, EVENT_SUFFIX
 from palace.gazetteers import BRANDS, is_variety, known_kind, personal_name
 from palace.topics import generic_words
 
@@ -18,7 +18,7 @@ from palace.topics import generic_words
 NOT_ENTITIES = frozenset(
     """
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
-    ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
+    ah hmm lol btw fyi ps rsvp dear congrats congratulations cheers bye goodbye regards sorry welcome
     ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
@@ -133,7 +133,6 @@ def split_conjunction(name: str, text: str) -> list[str]:
     return [name]
 
 
-CAMPUS = re.compile(r"^[^,]*\b(?:University|College|Institute)\b[^,]*, [A-ZÀ-ÖØ-Þ][\w.-]*(?: [A-ZÀ-ÖØ-Þ][\w.-]*)?$")
 COMPASS_WORDS = frozenset(
     "North South East West Central Northern Southern Eastern Western Upper Lower Inner Outer".split()
 )
@@ -260,6 +259,9 @@ LANGUAGES = frozenset(
 )
 
 
+MONEY = re.compile(r"[A-Z]{0,3}[$€£¥][\d,.]+[KkMm]?")
+
+
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
@@ -287,6 +289,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if max(len(w) for w in words) > LONGEST_WORD:  # a token, a key or a URL, not a name
         return False
+    if ("/" in text and re.search(r"\d", text)) or MONEY.fullmatch(text):  # "SCCC/PROG/SE23/01", "S$190,000"
+        return False  # a reference number or a sum, not a name
     # "Siege Tanks", "Sweet Potatoes": a person's name does not end in a common plural noun
     if label == "PERSON" and len(words) > 1 and words[-1].endswith("s") and common_word(words[-1], lower_words):
         return False
@@ -301,7 +305,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         and all(common_word(w, lower_words) for w in alpha)
         and label not in ("GPE", "LOC", "FAC")
         and not INSTITUTION.search(text)
-        and not (len(words) >= 3 and EVENT_SUFFIX.search(text))  # "Digital Marketing Summit": an event's name
+        # "Digital Marketing Summit", "Cultural Heritage Center": an event's, a centre's name ("Command Center" is not)
+        and not (len(words) >= 3 and (EVENT_SUFFIX.search(text) or text.endswith(("Center", "Centre"))))
     ):
         return False
     return True

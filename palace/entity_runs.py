@@ -6,6 +6,7 @@ and brand words before what a brand sells ("the Duolingo app")."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from palace.entity_cues import MADE_THINGS
 from palace.entity_kinds import EVENT_SUFFIX
@@ -176,3 +177,15 @@ def camel_words(text: str) -> list[tuple[int, int, str]]:
         m for m in BRAND_WORD.finditer(text) if not PREVIOUS_CAPITALISED.search(text, max(0, m.start() - 40), m.start())
     ]
     return [(m.start(), m.end(), m.group(0)) for m in [*CAMEL_WORD.finditer(text), *brands]]
+
+
+# A paper cited by its first author: "(Graf et al. 2021)", "proposed by Khosla et al." — a person's surname.
+CITED_AUTHOR = re.compile(r"(?<![\w'-])([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+(?:\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+)?)(?=,?\s+et\s+al\b)")
+
+
+def cited_authors(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
+    return [
+        match.group(1)
+        for match in CITED_AUTHOR.finditer(text)
+        if not any(a < match.end(1) and match.start(1) < b for a, b in taken)
+    ]

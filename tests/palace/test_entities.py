@@ -1364,11 +1364,13 @@ def test_a_campus_a_title_with_its_subtitle_and_a_bowl_of_food() -> None:
         ),
         ("user", "The pier was busy, but I saw the sea lions at Pier 39. Read chapter 2 first."),
         ("user", "My cousin is applying to the University of Wisconsin, Madison next year, and I'm so proud."),
+        ("user", "My friend studied at California State University, Long Beach and loved it."),
     ]
     found = {e.name: e for e in conversation_entities(chat)}
     assert found["University of California, Berkeley"].kind == "organisation"
     assert "uc berkeley" in found["University of California, Berkeley"].aliases
     assert found["University of Wisconsin, Madison"].kind == "organisation"  # read by NER as a school and a city
+    assert found["California State University, Long Beach"].kind == "organisation"  # no beach, and one school
     assert not {"Berkeley", "University of California", "UC Berkeley", "Galaxy"} & set(found)
     assert found["Star Wars: Galaxy's Edge"].kind == "work"
     assert found["United States"].kind == "place" and found["TransAmerica"].kind == "work"  # a game, in bold
@@ -1392,3 +1394,35 @@ def test_a_person_the_answers_name_in_full_once_and_then_by_surname_is_a_wing() 
     found = {e.name: e for e in conversation_entities(chat)}
     assert found["Tara Conklin"].kind == "person" and "conklin" in found["Tara Conklin"].aliases
     assert "Rose Garden" not in found  # named once, and an everyday word as a surname is not one
+
+
+def test_cited_authors_a_document_s_defined_terms_and_a_centre_s_name() -> None:
+    """ "Graf et al." names a person, a paper's first author; a pasted document's title-case phrases of everyday
+    words are its defined terms ("the Tender Box", "Shortlisted Tenderers"), and a reference number or a sum is
+    no name; a three-word centre is a name even in words the conversation uses ("Command Center" is not)."""
+    clauses = " ".join(
+        f"Clause {n}. Tenderers shall tender their offer in the Tender Box before the closing date, and shortlisted "
+        "Tenderers will present to the evaluation panel. Each tenderer must state the price of the project."
+        for n in range(1, 12)
+    )
+    document = (
+        "Please read this brief for the Singapore Chinese Cultural Centre. Reference SCCC/PROG/SE23/01. "
+        f"The budget is S$190,000 in total. {clauses} Shortlisted Tenderers may be asked to RSVP."
+    )
+    chat = [
+        ("user", "SCL was proposed by Khosla et al. (2020), and its optimal geometry was shown (Graf et al. 2021)."),
+        ("assistant", "Papyan et al., 2020 described neural collapse."),
+        ("user", document),
+        ("user", "I'll check out the City History Museum and the Cultural Heritage Center. The center was great."),
+        ("user", "I sold candles at SummerFest, and my old Barbie doll is worth a lot. The culture and heritage!"),
+        ("user", "Open the Command Center from the settings; the command center holds every setting."),
+    ]
+    assert len(document) > 2_000
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert found["Khosla"] == "person" and found["Graf"] == "person"
+    assert found["Singapore Chinese Cultural Centre"] == "organisation"
+    assert not {"Tender Box", "Tenderers", "Shortlisted Tenderers", "SCCC/PROG/SE23/01", "S$190,000", "RSVP"} & set(
+        found
+    )
+    assert found["Cultural Heritage Center"] == "organisation" and "Command Center" not in found
+    assert found["SummerFest"] == "work" and found["Barbie"] == "organisation"
