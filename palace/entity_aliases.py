@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from palace.entity_kinds import ORG_SUFFIX
 from palace.entity_names import TITLES, initials, key
+from palace.gazetteers import BRANDS, known_kind, place_name
 from palace.short_forms import ALIASES, SHORT_FORMS_OF
 
 
@@ -22,6 +23,9 @@ class Entity:
     labels: Counter[str] = field(default_factory=Counter)
     relation: str | None = None  # "sister" for "my sister Rachel"
     first: tuple[int, int] | None = None  # (turn, character) of its first mention, once counted
+
+
+NATURE_WORD = re.compile(r" (?:beach|lake|falls|island|bay|canyon|creek|cove|glacier|volcano|peak|gorge|dunes)$")
 
 
 def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
@@ -49,6 +53,10 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
                 # "Superstar" once "Adidas Superstar" is named: the last word of exactly one brand's product.
                 products = [o for o in longer if o.split()[-1] == k and any(lb != "person" for _, lb, _ in groups[o])]
                 target = products[0] if len(products) == 1 else None
+            if target is None and k not in BRANDS and not place_name(k) and not known_kind(k):
+                # "Mustang" once "Ford Mustang GT" is named: the model inside exactly one brand's product.
+                models = [o for o in longer if k in o.split()[1:] and o.split()[0] in BRANDS]
+                target = models[0] if len(models) == 1 else None
             if target is None and len(k) >= 2 and k.isalpha():
                 raw = groups[k][0][0]
                 if raw.isupper():  # an acronym
@@ -60,8 +68,13 @@ def merge_aliases(counted: Counter[tuple[str, str]]) -> list[Entity]:
             target = tails[0] if len(tails) == 1 else None
         if target is None:
             # "Blue Note" once "Blue Note Records" is named: the name without its organisation word.
+            # "Hamoa" once "Hamoa Beach" is: the place without its nature word (not "Venice": a place of its own).
             heads = [
-                o for o in keys if o.startswith(f"{k} ") and ORG_SUFFIX.search(groups[o][0][0]) and o not in parent
+                o
+                for o in keys
+                if o.startswith(f"{k} ")
+                and (ORG_SUFFIX.search(groups[o][0][0]) or (NATURE_WORD.search(o) and not place_name(k)))
+                and o not in parent
             ]
             target = heads[0] if len(heads) == 1 and len(heads[0].split()) == len(k.split()) + 1 else None
         if target is None and len(k.split()) > 1 and any(lb == "person" for _, lb, _ in groups[k]):

@@ -341,3 +341,30 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     if not marked and pronoun_person(before, after, name):
         return "person"
     return None
+
+
+# A list under a line that says what it lists: "Some popular shoegaze bands include:" then "1. My Bloody
+# Valentine", "2. Slowdive" — bands, whatever the small model reads in a user's "I've heard of My Bloody Valentine".
+HEAD_KIND = (
+    rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS}(?:e?s)?|companies|breweries|wineries)|"
+    rf"(?P<place>{PLACE_NOUNS}s?)|(?P<work>(?:{WORK_NOUNS}|series|show)s?))"
+)
+HEADED_LIST = re.compile(
+    rf"(?im)^[^\n]*?\b{HEAD_KIND}\b[^\n:.!?]{{0,40}}:[ \t]*\n(?:[ \t]*\n)*"
+    r"(?P<entries>(?:[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[^\n]*(?:\n[ \t]*)*)+)"
+)
+# An entry's name: the line after its marker, up to a colon, a dash, a bracket or "by".
+LIST_ENTRY = re.compile(
+    r"^[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[*_\"\u201c]*([^\n]*?)[*_\"\u201d]*"
+    r"(?:$|\s*(?::|\s[-\u2013\u2014]\s|\s\(|\s+by\s))",
+    re.M,
+)
+
+
+def headed_lists(text: str) -> list[tuple[str, list[str]]]:
+    """(kind, names) of each list whose heading names the kind of its entries."""
+    found = []
+    for match in HEADED_LIST.finditer(text):
+        kind = next(group for group in ("person", "organisation", "place", "work") if match.group(group))
+        found.append((kind, [entry.group(1).strip() for entry in LIST_ENTRY.finditer(match.group("entries"))]))
+    return found

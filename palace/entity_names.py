@@ -18,7 +18,8 @@ from palace.topics import generic_words
 NOT_ENTITIES = frozenset(
     """
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
-    ah hmm lol btw fyi ps rsvp dear congrats congratulations cheers bye goodbye regards sorry welcome
+    ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
+    rsvp rpg rpgs jrpg mmorpg
     ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
@@ -74,7 +75,8 @@ TRAILING_PARTICLE = re.compile(r"(?:\s+(?:at|in|on|of|and|or|the|for|with|to|fro
 ROLE_TITLE = re.compile(
     r"^(?:(?:Senior|Junior|Lead|Chief|Head|Principal|Associate|Assistant|Staff|Executive|Deputy|Vice)\s+)*"
     r"(?:[A-Z][A-Za-z]+\s+){0,3}(?:Manager|Specialist|Director|Engineer|Analyst|Coordinator|Officer|Consultant|"
-    r"Developer|Scientist|Strategist|Administrator|Intern|Designer|Representative|Supervisor)$"
+    r"Developer|Scientist|Strategist|Administrator|Intern|Designer|Representative|Supervisor|Judge|Magistrate|"
+    r"Solicitor|Barrister|Attorney|Clerk|Sergeant|Constable)$"
 )
 MARKDOWN_HEADING = re.compile(
     r"^\s*(?:#{1,6}\s|\*\*[^*\n]{1,80}\*\*:?\s*$|\d+\.\s+\*\*|[-*]\s+\*\*"

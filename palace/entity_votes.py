@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from palace.entity_aliases import Entity
-from palace.entity_cues import cue_kind
+from palace.entity_cues import cue_kind, headed_lists
 from palace.entity_kinds import shape_kind
 from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
@@ -81,15 +81,33 @@ LIST_NAMES = 3  # names in a list before its majority says what the others are
 def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
     """Names said in one list are things of one kind: "I've watched Captain Marvel, Shazam! and Crazy Rich
     Asians" lists films, so the one the small model read as a person is a film too. Each list of at least
-    LIST_NAMES known names where two thirds share a kind votes that kind for the rest; a kind fixed by the
-    name's own words, a gazetteer or a relation to the user stays."""
+    LIST_NAMES known names where two thirds share a kind votes that kind for the rest, and a list's heading
+    ("Some popular shoegaze bands include:") votes its kind for each entry; a kind fixed by the name's own
+    words, a gazetteer or a relation to the user stays."""
     of_alias = {alias: entity for entity in entities for alias in entity.aliases if len(alias) > 2}
-    if len({id(e) for e in of_alias.values()}) < LIST_NAMES:
-        return
+    votes: dict[int, Counter[str]] = defaultdict(Counter)
+    for text in texts:  # "Some popular shoegaze bands include:" over "1. My Bloody Valentine", "2. Slowdive"
+        for kind, names in headed_lists(text):
+            for entity in filter(None, (of_alias.get(name.lower()) for name in names)):
+                votes[id(entity)][kind] += 1  # agreeing with the kind it has, it holds it against the rest
+    if len({id(e) for e in of_alias.values()}) >= LIST_NAMES:
+        inline_lists(of_alias, texts, votes)
+    for entity in entities:
+        if (
+            votes.get(id(entity))
+            and entity.relation is None
+            and not shape_kind(entity.name)
+            and not known_kind(entity.name)
+            and not no_one(entity, votes[id(entity)].most_common(1)[0][0])
+        ):
+            entity.kind = votes[id(entity)].most_common(1)[0][0]
+
+
+def inline_lists(of_alias: dict[str, Entity], texts: Sequence[str], votes: dict[int, Counter[str]]) -> None:
+    """Vote the kind two thirds of the names of one sentence's list share for the others."""
     pattern = re.compile(
         r"(?<![\w-])(?:" + "|".join(map(alias_regex, sorted(of_alias, key=len, reverse=True))) + r")(?![\w-])", re.I
     )
-    votes: dict[int, Counter[str]] = defaultdict(Counter)
     for text in texts:
         runs: list[tuple[str | None, list[Entity]]] = []  # the kind the words before a list say, its names
         last_end = None
@@ -113,15 +131,6 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
                     for entity in run:
                         if entity.kind != best:
                             votes[id(entity)][best] += 1
-    for entity in entities:
-        if (
-            votes.get(id(entity))
-            and entity.relation is None
-            and not shape_kind(entity.name)
-            and not known_kind(entity.name)
-            and not no_one(entity, votes[id(entity)].most_common(1)[0][0])
-        ):
-            entity.kind = votes[id(entity)].most_common(1)[0][0]
 
 
 def no_one(entity: Entity, kind: str) -> bool:

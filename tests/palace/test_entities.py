@@ -1426,3 +1426,24 @@ def test_cited_authors_a_document_s_defined_terms_and_a_centre_s_name() -> None:
     )
     assert found["Cultural Heritage Center"] == "organisation" and "Command Center" not in found
     assert found["SummerFest"] == "work" and found["Barbie"] == "organisation"
+
+
+def test_a_list_s_heading_a_parish_a_model_and_a_beach_said_short() -> None:
+    """A list under "Some popular shoegaze bands include:" lists bands, whatever NER read in the user's turn;
+    "Our Lady of Lourdes Church" is one parish; "Mustang" once "Ford Mustang GT" is named is that car, "Hamoa"
+    once "Hamoa Beach" is named that beach (Venice stays a city of its own); a judge's title and a game's genre
+    are no names."""
+    chat = [
+        ("user", "What are some popular shoegaze bands?"),
+        ("assistant", "Some popular shoegaze bands include:\n\n1. My Bloody Valentine\n2. Slowdive\n3. Ride"),
+        ("user", "I've heard of My Bloody Valentine and Slowdive, but I'll give the others a listen."),
+        ("user", "My niece sang at Our Lady of Lourdes Church. I washed my 2018 Ford Mustang GT; the Mustang shines."),
+        ("user", "We swam at Hamoa Beach, and Hamoa was quiet. Then Venice Beach, but Venice in Italy is lovelier."),
+        ("user", "The case went before a Circuit Judge. I'm after an RPG like The Witcher 3."),
+    ]
+    found = {e.name: e for e in conversation_entities(chat)}
+    assert found["My Bloody Valentine"].kind == "organisation" and found["Slowdive"].kind == "organisation"
+    assert found["Our Lady of Lourdes Church"].kind == "organisation" and "Our Lady" not in found
+    assert "mustang" in found["Ford Mustang GT"].aliases and "Mustang" not in found
+    assert "hamoa" in found["Hamoa Beach"].aliases and found["Venice"].kind == "place"
+    assert not {"Circuit Judge", "RPG"} & set(found)
