@@ -58,11 +58,10 @@ from palace.gazetteers import FOOD_BOWL, KNOWN, gazetteer_mentions, is_brand, is
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
-from palace.topics import generic_words
 
 NER_CHARS = 20_000
-# A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of everyday
-# words are its defined terms and headings ("the Tender Box", "Shortlisted Tenderers"), not names.
+# A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of the words it
+# also writes in lower case are its defined terms and headings ("Shortlisted Tenderers"), not names.
 DOCUMENT_CHARS = 2_000
 DEDICATED = re.compile(r"\bOur Lady of (?:the )?[A-ZÀ-ÖØ-Þ][\w'-]+(?: [A-ZÀ-ÖØ-Þ][\w'-]+){0,3}")
 ET_AL = re.compile(r",?\s+et\s+al\.?$")
@@ -102,7 +101,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
     found: list[tuple[str, str]] = []
     presented = presented_titles(context)
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
-        lower_words = vocabulary if len(text) < DOCUMENT_CHARS else document_vocabulary(vocabulary)
+        document = len(text) >= DOCUMENT_CHARS
+        lower_words = document_vocabulary(vocabulary) if document else vocabulary
         skip = heading_spans(text) + said_spans(text)  # headings; the words on a banner or a card
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
@@ -194,10 +194,14 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 article = before.endswith(("The ", "the ")) or text_of.startswith("The ")
                 if kind == "work" and article and not name.startswith("The "):
                     name = f"The {name}"  # a title keeps its article: "The Nightingale"
-                if kind is not None and (
-                    is_plausible(name, label, lower_words)
-                    or titled(name, quoted, before, after)
-                    or name.lower() in presented
+                if (
+                    kind is not None
+                    and (
+                        is_plausible(name, label, lower_words)
+                        or titled(name, quoted, before, after)
+                        or name.lower() in presented
+                    )
+                    and not (document and defined_term(name, lower_words))
                 ):
                     found.append((name, kind))
                     covered.append((start, end))
@@ -213,7 +217,11 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             if KIN_BEFORE.search(text, max(0, start - 40), start):
                 label = "PERSON"  # "her baby girl Ava"
                 kind = "person"
-            if kind is not None and is_plausible(name, label, lower_words):
+            if (
+                kind is not None
+                and is_plausible(name, label, lower_words)
+                and not (document and defined_term(name, lower_words))
+            ):
                 found.append((name, kind))
                 covered.append((start, end))
         found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
@@ -247,10 +255,18 @@ JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|throu
 
 
 def document_vocabulary(vocabulary: set[str]) -> set[str]:
-    """The words a pasted document's defined terms are made of: the conversation's lower-case words, the
-    everyday words of chat, their plurals and the doers of the conversation's verbs ("tender" -> "Tenderers")."""
+    """The words a pasted document's defined terms are made of: the conversation's lower-case words, their
+    plurals and their doers ("tender" -> "Tenderers"). Not the everyday words of chat at large: a document's
+    "Home Office" and "Immigration Rules" are names, and that list holds "europe" too."""
     doers = {f"{word}{end}" for word in vocabulary for end in ("s", "er", "ers", "r", "rs") if len(word) > 3}
-    return vocabulary | generic_words() | doers
+    return vocabulary | doers
+
+
+def defined_term(name: str, lower_words: set[str]) -> bool:
+    """A document's term owned by one of its defined parties: "the Tenderer's Profile", "the Client's Project
+    Team" — the owner is a word of the document, not a name."""
+    owner = re.match(r"(\w+)['\u2019]s?\s", name)
+    return owner is not None and owner.group(1).lower() in lower_words
 
 
 def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str | None:

@@ -1397,12 +1397,13 @@ def test_a_person_the_answers_name_in_full_once_and_then_by_surname_is_a_wing() 
 
 
 def test_cited_authors_a_document_s_defined_terms_and_a_centre_s_name() -> None:
-    """ "Graf et al." names a person, a paper's first author; a pasted document's title-case phrases of everyday
-    words are its defined terms ("the Tender Box", "Shortlisted Tenderers"), and a reference number or a sum is
-    no name; a three-word centre is a name even in words the conversation uses ("Command Center" is not)."""
+    """ "Graf et al." names a person, a paper's first author; a pasted document's title-case phrases of the words
+    it writes in lower case are its defined terms ("Shortlisted Tenderers", "the Tenderer's Profile"), and a
+    reference number or a sum is no name; a three-word centre is a name even in words the conversation uses
+    ("Command Center" is not)."""
     clauses = " ".join(
         f"Clause {n}. Tenderers shall tender their offer in the Tender Box before the closing date, and shortlisted "
-        "Tenderers will present to the evaluation panel. Each tenderer must state the price of the project."
+        "Tenderers will present the Tenderer's Profile to the panel. Each tenderer must state the price of the project."
         for n in range(1, 12)
     )
     document = (
@@ -1421,9 +1422,14 @@ def test_cited_authors_a_document_s_defined_terms_and_a_centre_s_name() -> None:
     found = {e.name: e.kind for e in conversation_entities(chat)}
     assert found["Khosla"] == "person" and found["Graf"] == "person"
     assert found["Singapore Chinese Cultural Centre"] == "organisation"
-    assert not {"Tender Box", "Tenderers", "Shortlisted Tenderers", "SCCC/PROG/SE23/01", "S$190,000", "RSVP"} & set(
-        found
-    )
+    assert not {
+        "Tenderers",
+        "Shortlisted Tenderers",
+        "Tenderer's Profile",
+        "SCCC/PROG/SE23/01",
+        "S$190,000",
+        "RSVP",
+    } & set(found)
     assert found["Cultural Heritage Center"] == "organisation" and "Command Center" not in found
     assert found["SummerFest"] == "work" and found["Barbie"] == "organisation"
 
