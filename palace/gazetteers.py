@@ -378,4 +378,6 @@ def is_dish(name: str) -> bool:
         or last in DISH_WORDS
         or words[-1] in DISH_LAST_WORDS
     )
-    return len(words) > 1 and dish and name.lower() not in BRANDS
+    if len(words) == 1:  # "Bruschetta" on a menu; not "Curry", "Punch" or "Tea", which name other things too
+        return len(name) >= 6 and words[0] in DISH_WORDS and not personal_name(name) and name.lower() not in BRANDS
+    return dish and name.lower() not in BRANDS

@@ -1453,3 +1453,17 @@ def test_a_list_s_heading_a_parish_a_model_and_a_beach_said_short() -> None:
     assert "mustang" in found["Ford Mustang GT"].aliases and "Mustang" not in found
     assert "hamoa" in found["Hamoa Beach"].aliases and found["Venice"].kind == "place"
     assert not {"Circuit Judge", "RPG"} & set(found)
+
+
+def test_an_office_before_a_full_name_a_dish_on_a_menu_a_region_s_adjective_and_a_library() -> None:
+    """ "Judge Robert Hinkle" is the person Robert Hinkle; "Bruschetta" alone is a dish, "Waffles" the dog is
+    not; "Latin American" is an adjective and R&B a genre; Keras is a library, an organisation."""
+    chat = [
+        ("user", "The ruling by Judge Robert Hinkle blocked it, and Governor Ron DeSantis appealed."),
+        ("user", "Bruschetta is my favourite starter, and my dog Waffles loves it too."),
+        ("user", "I read Latin American novels and listen to R&B. Keras made my first model easy."),
+    ]
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert found["Robert Hinkle"] == "person" and found["Ron DeSantis"] == "person"
+    assert not {"Judge Robert Hinkle", "Governor Ron DeSantis", "Bruschetta", "Latin American", "R&B"} & set(found)
+    assert found["Waffles"] == "person" and found["Keras"] == "organisation"
