@@ -345,12 +345,21 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
 
 # A list under a line that says what it lists: "Some popular shoegaze bands include:" then "1. My Bloody
 # Valentine", "2. Slowdive" — bands, whatever the small model reads in a user's "I've heard of My Bloody Valentine".
+# Works a heading lists by their medium; not the stamps or coins of a collection ("their 1950s postage stamps:"
+# over the countries that issued them).
+WORK_MEDIA = (
+    r"(?:painting|sculpture|novel|book|movie|film|documentar(?:y|ie)|podcast|album|song|musical|opera|game|"
+    r"comic|sitcom)"
+)
 HEAD_KIND = (
     rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS}(?:e?s)?|companies|breweries|wineries)|"
-    rf"(?P<place>{PLACE_NOUNS}s?)|(?P<work>(?:{WORK_NOUNS}|series|show)s?))"
+    rf"(?P<place>{PLACE_NOUNS}s?)|(?P<work>(?:{WORK_MEDIA}|series|show)s?))"
 )
+# The kind word is the heading's last, in the plural, perhaps with a few words after it ("bands include:", "books
+# you might enjoy:", "cities worth visiting:"); "online stores for cat supplies:" lists stores, not cats.
 HEADED_LIST = re.compile(
-    rf"(?im)^[^\n]*?\b{HEAD_KIND}\b[^\n:.!?]{{0,40}}:[ \t]*\n(?:[ \t]*\n)*"
+    rf"(?im)^[^\n]*?\b{HEAD_KIND}(?<=s)(?:\s+(?:include|are|to\s+\w+(?:\s+\w+)?|you\s+\w+(?:\s+\w+)?|"
+    r"worth\s+\w+|that\s+\w+(?:\s+\w+)?))?\s*\**:[ \t]*\n(?:[ \t]*\n)*"
     r"(?P<entries>(?:[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[^\n]*(?:\n[ \t]*)*)+)"
 )
 # An entry's name: the line after its marker, up to a colon, a dash, a bracket or "by".

@@ -88,8 +88,9 @@ def kinds_from_lists(entities: Sequence[Entity], texts: Sequence[str]) -> None:
     votes: dict[int, Counter[str]] = defaultdict(Counter)
     for text in texts:  # "Some popular shoegaze bands include:" over "1. My Bloody Valentine", "2. Slowdive"
         for kind, names in headed_lists(text):
-            for entity in filter(None, (of_alias.get(name.lower()) for name in names)):
-                votes[id(entity)][kind] += 1  # agreeing with the kind it has, it holds it against the rest
+            for name in names:  # not a known place: "Books:" over "**Vietnam: A Postal History**", cut at its colon
+                if (entity := of_alias.get(name.lower())) is not None and not place_name(name):
+                    votes[id(entity)][kind] += 1  # agreeing with the kind it has, it holds it against the rest
     if len({id(e) for e in of_alias.values()}) >= LIST_NAMES:
         inline_lists(of_alias, texts, votes)
     for entity in entities:

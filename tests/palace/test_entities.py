@@ -1467,3 +1467,22 @@ def test_an_office_before_a_full_name_a_dish_on_a_menu_a_region_s_adjective_and_
     assert found["Robert Hinkle"] == "person" and found["Ron DeSantis"] == "person"
     assert not {"Judge Robert Hinkle", "Governor Ron DeSantis", "Bruschetta", "Latin American", "R&B"} & set(found)
     assert found["Waffles"] == "person" and found["Keras"] == "organisation"
+
+
+def test_a_heading_votes_only_for_what_it_lists() -> None:
+    """The kind word must end the heading, in the plural: "online stores for cat supplies:" lists stores (no
+    pets), "their 1950s postage stamps:" lists the countries, and a country in a list of books is still a country
+    (a title cut at its colon)."""
+    chat = [
+        ("user", "Where can I buy cat supplies online? I've used Chewy and Petco before. Also, old Vietnam stamps?"),
+        (
+            "assistant",
+            "Here are some online stores for cat supplies:\n\n1. Chewy: fast shipping\n2. Petco: wide range\n\n"
+            "Here are a few countries that no longer exist and their 1950s postage stamps:\n\n1. **South Vietnam**: "
+            "issued many.\n\nBooks:\n\n1. **Vietnam: A Postal History**\n2. **The Stamps of Indochina**",
+        ),
+        ("user", "Thanks! I love Vietnam, and I'll look for stamps from South Vietnam."),
+    ]
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert found["Chewy"] == "organisation" and found["Petco"] == "organisation"
+    assert found["South Vietnam"] == "place" and "work" not in found.values()
