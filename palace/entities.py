@@ -66,7 +66,7 @@ DOCUMENT_CHARS = 2_000
 DEDICATED = re.compile(r"\bOur Lady of (?:the )?[A-ZÀ-ÖØ-Þ][\w'-]+(?: [A-ZÀ-ÖØ-Þ][\w'-]+){0,3}")
 OFFICE = re.compile(
     r"(?:Judge|Justice|Senator|Sen\.|Governor|Gov\.|Mayor|President|Vice President|Congressman|Congresswoman|"
-    r"Rep\.|Chancellor|Secretary|Ambassador|Sheriff|Pastor|Reverend|Rev\.)\s+"
+    r"Rep\.|Chancellor|Secretary|Ambassador|Sheriff|Pastor|Reverend|Rev\.|Prime Minister|Minister|Premier)\s+"
 )
 PERSON_AFTER_OFFICE = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+(?:\s[A-Z]\.)?(?:\s[A-ZÀ-ÖØ-Þ][\w'-]+)+")
 ET_AL = re.compile(r",?\s+et\s+al\.?$")

@@ -114,10 +114,12 @@ def clean(text: str, *, keep_article: bool = False) -> str:
     text = ADMINISTRATIVE.sub("", text)  # "the State of New South Wales": the place is New South Wales
     text = TRAILING_PARTICLE.sub("", text)  # "The Killers at": the small model ran on into the sentence
     text = UNCLOSED_BRACKET.sub("", text)  # "World Health Organization (WHO": its abbreviation, cut short
+    text = OTHER_SCRIPT.sub("", text)  # "Vystar와 같은 다른 패턴의 네임도": the name ends where the Korean starts
     return TRAILING.sub("", text).strip()
 
 
 UNCLOSED_BRACKET = re.compile(r"\s*\([^()]*$")
+OTHER_SCRIPT = re.compile(r"(?<=[A-Za-z])\s*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af].*$")
 
 
 def split_conjunction(name: str, text: str) -> list[str]:
@@ -306,8 +308,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     # One capitalised word that the conversation also writes in lower case: a common noun or interjection.
     # Kept for PERSON/GPE when it is not a common word elsewhere ("Rachel", "Denver").
-    if len(words) == 1 and low in lower_words and not text.isupper():
-        return False
+    if len(words) == 1 and (low in lower_words or f"{low}s" in lower_words) and not text.isupper():
+        return False  # "Carrot" on an answer's option, where the conversation says "carrots"
     # Every word a common lower-case word: "Key Metrics", "Social Media" (headings, title case).
     alpha = word_forms(words)
     if (
@@ -324,7 +326,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
 
 def common_word(word: str, lower_words: set[str]) -> bool:
     low = word.lower()
-    return low in lower_words or low.rstrip("s") in lower_words or f"{low}s" in lower_words
+    plurals = (f"{low}s", f"{low}es", f"{low[:-1]}ies" if low.endswith("y") else low)  # "potatoes", "berries"
+    return low in lower_words or low.rstrip("s") in lower_words or any(p in lower_words for p in plurals)
 
 
 def is_people_plural(name: str, text: str) -> bool:

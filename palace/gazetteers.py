@@ -352,7 +352,7 @@ DISH_WORDS = frozenset(
 # Words that start a dish's name only: "Pad Thai", "Pad Krapow" (Thai stir-fries), "Banh Mi".
 DISH_FIRST_WORDS = frozenset(("pad", "banh"))
 # Words that end one only: "Korean BBQ Sauce", "Ranch Dressing" (not "Dressing Room").
-DISH_LAST_WORDS = frozenset(("sauce", "sauces", "dressing", "marinade", "glaze"))
+DISH_LAST_WORDS = frozenset(("sauce", "sauces", "dressing", "marinade", "glaze", "sprouts"))
 
 
 # "Autumn Harvest Quinoa Bowl", "Poke Bowl": a bowl of food, where "Hollywood Bowl" is a venue.

@@ -1486,3 +1486,19 @@ def test_a_heading_votes_only_for_what_it_lists() -> None:
     found = {e.name: e.kind for e in conversation_entities(chat)}
     assert found["Chewy"] == "organisation" and found["Petco"] == "organisation"
     assert found["South Vietnam"] == "place" and "work" not in found.values()
+
+
+def test_an_option_s_vegetables_a_prime_minister_s_office_and_a_name_before_another_script() -> None:
+    """An answer's option "Sweet Potato, Carrot, and Brussels Sprouts" names vegetables the conversation says in
+    lower case in the plural; "Prime Minister Lee Hsien Loong" is the person; a name ends where Korean text starts."""
+    chat = [
+        ("user", "I'll go with the first option: Sweet Potato, Carrot, and Brussels Sprouts. I love sweet potatoes."),
+        ("assistant", "Cut the sweet potatoes and carrots evenly, and halve the Brussels sprouts."),
+        (
+            "user",
+            "Prime Minister Lee Hsien Loong opened it. Vystar와 같은 다른 패턴의 네임도 좋아요. I bank with Vystar.",
+        ),
+    ]
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert not {"Sweet Potato", "Carrot", "Brussels Sprouts", "Prime Minister Lee Hsien Loong"} & set(found)
+    assert found["Lee Hsien Loong"] == "person" and "Vystar" in found
