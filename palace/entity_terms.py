@@ -1,5 +1,6 @@
 """Capitalised words that are terms, not names: an acronym the conversation spells out in lower case ("NLP"),
-a trade's term given with its abbreviation ("Quality of Service (QoS)"), the words on an app's button."""
+a trade's term given with its abbreviation ("Quality of Service (QoS)"), the words on an app's button, a pasted
+document's defined terms ("Shortlisted Tenderers")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from collections.abc import Sequence
 
 from palace.entity_kinds import shape_kind
 from palace.entity_names import UI_ELEMENT_AFTER, everyday_words
+
+# A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of the words it
+# also writes in lower case are its defined terms and headings ("Shortlisted Tenderers"), not names.
+DOCUMENT_CHARS = 2_000
 
 
 def is_term(name: str, turns: Sequence[tuple[str, str]]) -> bool:
@@ -63,3 +68,18 @@ def is_trade_term(name: str, context: str, lower_words: set[str]) -> bool:
         and shape_kind(head) is None
         and not BODY_WORD.search(head)
     )
+
+
+def document_vocabulary(vocabulary: set[str]) -> set[str]:
+    """The words a pasted document's defined terms are made of: the conversation's lower-case words, their
+    plurals and their doers ("tender" -> "Tenderers"). Not the everyday words of chat at large: a document's
+    "Home Office" and "Immigration Rules" are names, and that list holds "europe" too."""
+    doers = {f"{word}{end}" for word in vocabulary for end in ("s", "er", "ers", "r", "rs") if len(word) > 3}
+    return vocabulary | doers
+
+
+def defined_term(name: str, lower_words: set[str]) -> bool:
+    """A document's term owned by one of its defined parties: "the Tenderer's Profile", "the Client's Project
+    Team" — the owner is a word of the document, not a name."""
+    owner = re.match(r"(\w+)['\u2019]s?\s", name)
+    return owner is not None and owner.group(1).lower() in lower_words
