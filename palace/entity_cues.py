@@ -362,6 +362,7 @@ HEADED_LIST = re.compile(
     r"worth\s+\w+|that\s+\w+(?:\s+\w+)?))?\s*\**:[ \t]*\n(?:[ \t]*\n)*"
     r"(?P<entries>(?:[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[^\n]*(?:\n[ \t]*)*)+)"
 )
+AFTER_PREPOSITION = re.compile(r"\b(?:for|with|of|to|in|about|from|by|among|between)\s+(?:\S+\s+){0,2}$")
 # An entry's name: the line after its marker, up to a colon, a dash, a bracket or "by".
 LIST_ENTRY = re.compile(
     r"^[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[*_\"\u201c]*([^\n]*?)[*_\"\u201d]*"
@@ -375,5 +376,7 @@ def headed_lists(text: str) -> list[tuple[str, list[str]]]:
     found = []
     for match in HEADED_LIST.finditer(text):
         kind = next(group for group in ("person", "organisation", "place", "work") if match.group(group))
+        if AFTER_PREPOSITION.search(text, match.start(), match.start(kind)):
+            continue  # "Games that might not be as suitable for 5-6 players include:" lists games, not players
         found.append((kind, [entry.group(1).strip() for entry in LIST_ENTRY.finditer(match.group("entries"))]))
     return found

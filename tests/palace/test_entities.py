@@ -1472,20 +1472,22 @@ def test_an_office_before_a_full_name_a_dish_on_a_menu_a_region_s_adjective_and_
 def test_a_heading_votes_only_for_what_it_lists() -> None:
     """The kind word must end the heading, in the plural: "online stores for cat supplies:" lists stores (no
     pets), "their 1950s postage stamps:" lists the countries, and a country in a list of books is still a country
-    (a title cut at its colon)."""
+    (a title cut at its colon), and "games … for 5-6 players include:" lists games."""
     chat = [
         ("user", "Where can I buy cat supplies online? I've used Chewy and Petco before. Also, old Vietnam stamps?"),
+        ("user", "We loved playing Dixit last week."),
         (
             "assistant",
             "Here are some online stores for cat supplies:\n\n1. Chewy: fast shipping\n2. Petco: wide range\n\n"
             "Here are a few countries that no longer exist and their 1950s postage stamps:\n\n1. **South Vietnam**: "
-            "issued many.\n\nBooks:\n\n1. **Vietnam: A Postal History**\n2. **The Stamps of Indochina**",
+            "issued many.\n\nBooks:\n\n1. **Vietnam: A Postal History**\n2. **The Stamps of Indochina**\n\n"
+            "Games that might not be as suitable for 5-6 players include:\n\n* **Dixit**: a guessing game",
         ),
         ("user", "Thanks! I love Vietnam, and I'll look for stamps from South Vietnam."),
     ]
     found = {e.name: e.kind for e in conversation_entities(chat)}
     assert found["Chewy"] == "organisation" and found["Petco"] == "organisation"
-    assert found["South Vietnam"] == "place" and "work" not in found.values()
+    assert found["South Vietnam"] == "place" and found.get("Dixit") != "person"
 
 
 def test_an_option_s_vegetables_a_prime_minister_s_office_and_a_name_before_another_script() -> None:
