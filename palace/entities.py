@@ -106,9 +106,12 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
     things."""
     found: list[tuple[str, str]] = []
     presented = presented_titles(context)
+    documents_words: set[str] | None = None
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
         document = len(text) >= DOCUMENT_CHARS
-        lower_words = document_vocabulary(vocabulary) if document else vocabulary
+        if document and documents_words is None:
+            documents_words = document_vocabulary(vocabulary)  # once a conversation: a set of every word's forms
+        lower_words = documents_words if document and documents_words is not None else vocabulary
         skip = heading_spans(text) + said_spans(text)  # headings; the words on a banner or a card
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
