@@ -123,6 +123,25 @@ def test_a_tag_of_another_session_does_not_count_for_recall() -> None:
     assert summary["wings"]["precision"] is None and verdict(summary)["precision"] is False
 
 
+def test_recall_is_over_people_places_organisations_and_works_with_every_kind_beside_it() -> None:
+    sessions: list[SessionLabel] = [
+        {
+            **SESSIONS[0],
+            "entities": [
+                *SESSIONS[0]["entities"],
+                {"name": "Stoicism", "kind": "topic", "aliases": []},
+                {"name": "Loom Notes", "kind": "project", "aliases": []},
+            ],
+        }
+    ]
+    palace = {"s1": SessionPalace("Trip", [], [], {"Rachel", "Denver", "Stoicism"})}
+    summary = score(sessions, [], palace)
+    assert summary["recall"]["entities"] == 3 and summary["recall"]["found"] == 2  # Kells missed
+    assert summary["recall"]["all_kinds"] == {"entities": 5, "found": 3, "recall": 0.6}
+    assert summary["recall"]["by_kind"]["topic"]["found"] == 1
+    assert "recall, every labelled kind: 0.600 (3/5" in report({**summary, "targets_met": verdict(summary)})
+
+
 def _turns(*texts: str) -> list[dict[str, Any]]:
     return [{"role": "user" if i % 2 == 0 else "assistant", "content": text} for i, text in enumerate(texts)]
 
