@@ -58,7 +58,7 @@ from palace.entity_runs import (
     cited_authors,
 )
 from palace.entity_terms import DOCUMENT_CHARS, defined_term, document_vocabulary, is_term, is_trade_term, is_ui_label
-from palace.entity_titles import presented_titles, said_spans, title_case, titled_works
+from palace.entity_titles import presented_again, presented_titles, said_spans, title_case, titled_works
 from palace.entity_votes import (
     brands_of_products,
     kinds_from_cues,
@@ -92,6 +92,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
     presented = presented_titles(context)
     documents_words: set[str] | None = None
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
+        turn_start = len(found)
         document = len(text) >= DOCUMENT_CHARS
         if document and documents_words is None:
             documents_words = document_vocabulary(vocabulary)  # once a conversation: a set of every word's forms
@@ -222,6 +223,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 covered.append((start, end))
         found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
         found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
+        named = {name.lower() for name, _ in found[turn_start:]}
+        found += [(w, "work") for w in presented_again(text, presented, [*covered, *skip]) if w.lower() not in named]
         titles = known_titles(text, [*covered, *skip])
         found += [(title, "work") for _, _, title in titles]
         found += gazetteer_mentions(text, [*covered, *skip, *(title[:2] for title in titles)], lower_words)
@@ -281,7 +284,8 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
             continue
         if spans and label in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
             start, end, text, _ = spans[-1]
-            if ent.start_char == end + 1 and text_of_doc[end] == " ":
+            if ent.start_char == end + 1 and text_of_doc[end] == " " and not text.endswith(("'", "\u2019")):
+                # "Honda Civic"; not "Kayla Itsines' HIIT", an owner in the plural possessive and what is hers
                 spans[-1] = (start, ent.end_char, f"{text} {ent.text}", "PRODUCT")
                 continue
         start = _grown_left(text_of_doc, ent.start_char) if label in _JOINABLE else ent.start_char

@@ -111,6 +111,8 @@ ORG_PREFIX = re.compile(
     r"Chamber|Society|Association|Federation)"
     r"\s+of\s"
 )
+# A racing circuit or a ballpark is a venue, as a stadium is, though "Park" ends it: "New Jersey Motorsports Park".
+TRACK_SUFFIX = re.compile(r"\b(?:Motorsports?\s+Park|Motor\s+Speedway|Speedway|Raceway|Ballpark)$")
 # A venue named with its kind first: "Hotel Zelos", "Ristorante Il Latini" — a business, as "… Hotel" is.
 VENUE_PREFIX = re.compile(r"^(?:Hotel|Hostel|Motel|Ristorante|Trattoria|Osteria|Pizzeria|Taverna|Brasserie)\s")
 PLACE_PREFIX = re.compile(
@@ -299,6 +301,7 @@ def kind_of(name: str, label: str) -> str | None:
         or CAMPUS.match(name)
         or FOOD_VENUE.search(name)
         or dish_venue(name)
+        or TRACK_SUFFIX.search(name)
         or ESTATE_PREFIX.match(name)
         or ORG_PREFIX.match(name)
         or VENUE_PREFIX.match(name)
@@ -390,7 +393,7 @@ def shape_kind(name: str) -> str | None:
         return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery
     if CAMPUS.match(name):  # "California State University, Long Beach": a school, whatever its campus is called
         return "organisation"
-    if dish_venue(name):  # "Noodle Palace": served there, not a palace
+    if dish_venue(name) or TRACK_SUFFIX.search(name):  # "Noodle Palace": served there, not a palace
         return "organisation"
     if place_shaped(name):
         return "place"

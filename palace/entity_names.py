@@ -50,6 +50,7 @@ NOT_ENTITIES = frozenset(
     "lunar new year",
     "chinese new year",
     "secret santa",
+    "dean's list",
     "p.s",
     "p.p.s",
 }
@@ -269,6 +270,10 @@ REGION_ADJECTIVES = frozenset(
     for people in ("american", "asian", "african", "european")
 ) | {"middle eastern", "african american", "asian american"}
 
+# A country's cooking: "Korean BBQ", "Hawaiian-style BBQ", "Italian Cuisine" — what, not a restaurant's name.
+CUISINE = re.compile(
+    r"^(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch)|Thai|Greek)(?:-[Ss]tyle)?\s+(?:BBQ|Barbecue|Cuisine|Food|Cooking)$"
+)
 MONEY = re.compile(r"[A-Z]{0,3}[$€£¥][\d,.]+[KkMm]?")
 
 
@@ -285,8 +290,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if " " not in text and IMPERATIVE.match(f"{text} "):  # "b. Describe the size": an instruction's verb
         return False
-    if is_variety(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):  # "Riesling"; "XYZ University"
-        return False
+    if is_variety(text) or CUISINE.match(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):
+        return False  # "Riesling", "Korean BBQ"; "XYZ University"
     # A common word in capitals is emphasis ("THE END", "NOTE", "UNCOMMON"), not an acronym: one the word lists
     # know, or a word longer than acronyms run.
     shouting = text.isupper() and text.isalpha() and not known_kind(text) and low not in BRANDS

@@ -53,8 +53,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
         brand = BRANDED_VENUE.search(text[max(0, start - 60) : start])
         if brand and VENUE_END.search(name):  # "the Courtyard by Marriott … Resort"
             name, start = brand.group(1) + name, start - len(brand.group(1))
-        owner = re.match(r"^.*?[\w.]+(?:'s|\u2019s)\s+", name)
-        if owner:  # "NEA's Our Town Program": the name is what the possessive owns
+        owner = re.match(r"^.*?[\w.]+(?:'s|\u2019s|s'|s\u2019)\s+", name)
+        if owner:  # "NEA's Our Town Program", "Kayla Itsines' HIIT": the name is what the possessive owns
             owned = name[owner.end() :].split()
             business = re.search(r"\b(?:a|an)\s+$", text[max(0, start - 4) : start])  # "a Portillo's Hot Dogs"
             if business or all(w.isalpha() and common_word(w, lower_words) for w in owned):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from palace.entity_kinds import QUOTED
 from palace.entity_names import DATED, NOT_ENTITIES, clean
+from palace.gazetteers import opens_sentence
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
 TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())
@@ -46,6 +47,23 @@ PRESENTED_TITLE = re.compile(
 def presented_titles(text: str) -> set[str]:
     """The titles `text` presents as works (PRESENTED_TITLE), lower case."""
     return {m.group(1).strip().lower() for m in PRESENTED_TITLE.finditer(text) if title_case(m.group(1))}
+
+
+def presented_again(text: str, presented: set[str], taken: Sequence[tuple[int, int]]) -> list[str]:
+    """The presented titles of two or more words (`presented`, lower case) that `text` names again, as written,
+    in title case and mid-sentence: "I'm interested in The Power" after "**The Power** by Naomi Alderman"."""
+    found, low = [], text.lower()
+    for title in presented:
+        at = low.find(title) if " " in title else -1
+        while at != -1:
+            end = at + len(title)
+            bounded = (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
+            free = not any(a <= at < b for a, b in taken)
+            if bounded and free and title_case(text[at:end]) and not opens_sentence(text, at):
+                found.append(text[at:end])
+                break
+            at = low.find(title, at + 1)
+    return found
 
 
 def title_case(text: str) -> bool:

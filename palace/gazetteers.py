@@ -161,9 +161,20 @@ VARIETIES = frozenset(
 )
 
 
+# A bird or an aquarium fish named by its family's word, last: "Pileated Woodpecker", "Black-capped Chickadees",
+# "Neon Tetras" — a species, what and not who ("Jack Sparrow" is a person; a team is in known_names.txt).
+SPECIES = re.compile(
+    r"^[A-Z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?\s+(?:Oriole|Chickadee|Titmouse|Titmice|Woodpecker|Warbler|Sparrow|Wren|"
+    r"Hummingbird|Bluebird|Heron|Thrush|Nuthatch|Grosbeak|Tanager|Kingfisher|Egret|Flycatcher|Vireo|Junco|Kinglet|"
+    r"Towhee|Blackbird|Cichlid|Tetra|Gourami|Rasbora|Danio)(?:e?s)?$"
+)
+
+
 def is_variety(name: str) -> bool:
     low = name.lower()
-    return low in VARIETIES or (low.endswith("s") and low[:-1] in VARIETIES)
+    if low in VARIETIES or (low.endswith("s") and low[:-1] in VARIETIES):
+        return True
+    return bool(SPECIES.match(name)) and not personal_name(name) and known_kind(name) is None
 
 
 # Given names (given_names.txt): "Anish Kapoor", "Emma" are people, whatever label the small model gives them.

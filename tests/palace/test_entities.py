@@ -1504,3 +1504,35 @@ def test_an_option_s_vegetables_a_prime_minister_s_office_and_a_name_before_anot
     found = {e.name: e.kind for e in conversation_entities(chat)}
     assert not {"Sweet Potato", "Carrot", "Brussels Sprouts", "Prime Minister Lee Hsien Loong"} & set(found)
     assert found["Lee Hsien Loong"] == "person" and "Vystar" in found
+
+
+def test_a_species_an_owner_in_the_plural_possessive_an_honour_a_race_track_and_a_cuisine() -> None:
+    """Birds and aquarium fish named by their family's word are what, not who; "Kayla Itsines' HIIT workouts"
+    names her, not a product "Kayla Itsines' HIIT"; the Dean's List is an honour; a motorsports park a venue; and
+    "Korean BBQ" is a country's cooking."""
+    chat = [
+        ("user", "A Pileated Woodpecker and two Carolina Chickadees came to the feeder. My Neon Tetras are fine."),
+        ("user", "I think I'll start with Kayla Itsines' HIIT workouts since she posts them regularly."),
+        ("user", "I'm thinking about adding my Dean's List awards from 2013 and 2014 to my resume."),
+        ("user", "I had my tires rotated before a track event at the New Jersey Motorsports Park last week."),
+        ("user", "Jack Sparrow is my favourite pirate, and the Baltimore Orioles won last night."),
+        ("user", "I've been obsessed with Korean BBQ lately, and Hawaiian-style BBQ too. Gus's Barbecue is great."),
+    ]
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert not {"Pileated Woodpecker", "Carolina Chickadees", "Neon Tetras", "Kayla Itsines' HIIT"} & set(found)
+    assert "Dean's List" not in found and found["Kayla Itsines"] == "person"
+    assert found["New Jersey Motorsports Park"] == "organisation"
+    assert found["Jack Sparrow"] == "person" and found["Baltimore Orioles"] == "organisation"
+    assert not {"Korean BBQ", "Hawaiian-style BBQ", "Korean", "Hawaiian"} & set(found)  # a country's cooking
+
+
+def test_a_title_the_answer_presents_by_its_author_is_a_work_when_the_person_names_it_again() -> None:
+    chat = [
+        ("user", "I'm looking for a good thriller to read next."),
+        ("assistant", "1. **The Silent Patient** by Alex Michaelides\n2. **The Power** by Naomi Alderman (320 pages)"),
+        ("user", "I've already read The Silent Patient. I'm interested in The Power, as I've heard good things."),
+        ("user", "The Power of a good book is real. Tell me about the power of habit."),
+    ]
+    found = {e.name: (e.kind, e.mentions) for e in conversation_entities(chat)}
+    assert found["The Power"] == ("work", 1)  # not from "The Power of a good book", a sentence's opening
+    assert found["The Silent Patient"] == ("work", 1)  # counted once, though two rules find it
