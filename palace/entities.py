@@ -308,7 +308,7 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
                 label = "ORG"  # "Formula One", "Capital One": no one's name ends in a number
             end = grown_end
         elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
-            end = place.end()
+            end, label = place.end(), "FAC"  # its last word says what it is: "St. Mary's Church" is a parish
         if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
             end = eponym.end()
         if grown and label == "GPE" and CAMPUS_OF.search(text_of_doc, grown[-1][0], start):

@@ -87,6 +87,8 @@ def apposed_kind(before: str, after: str) -> str | None:
     kind, end = match.lastgroup, match.end()
     while (head := NEXT_KIND_NOUN.match(after, end)) is not None:  # "a film director": its last noun
         kind, end = head.lastgroup, head.end()
+    if after.startswith(("'s", "\u2019s"), end):
+        return None  # "Michael Angelakos, the band's lead vocalist": whose, not what, he is
     return kind
 
 

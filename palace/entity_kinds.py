@@ -39,7 +39,8 @@ PLACE_SUFFIX = re.compile(
     r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
     r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
     r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
-    r"Palace|Cathedral|Church|Temple|Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
+    r"Palace|Cathedral|Basilica|Chapel|Temple|Memorial|Monument|Towers?|Skydeck|Meadow|"
+    r"Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
     r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|"
     r"North|South|East|West)$"
@@ -262,7 +263,9 @@ WAR_SUFFIX = (
     r"Revolutionary|Hundred Years['\u2019]?|Thirty Years['\u2019]?)\s+War(?:\s+(?:I{1,3}|\d))?$"
 )
 WAY_SUFFIX = r"\b(?:Method|Technique|Diet|(?<!The )Matrix|(?<=\w )(?:Movement|System|Dynasty|Era))$"
-SUBJECT_SUFFIX = re.compile(f"{WAR_SUFFIX}|{WAY_SUFFIX}")
+# A condition: "Generalized Anxiety Disorder", "Hepatitis A" (not "Saturday Night Fever", a film).
+CONDITION = r"(?<=\w )(?:Disorder|Syndrome)$|^Hepatitis [A-E]$"
+SUBJECT_SUFFIX = re.compile(f"{WAR_SUFFIX}|{WAY_SUFFIX}|{CONDITION}")
 # A way of doing things is a subject even where the small model reads a title ("the Eisenhower Matrix"); a war
 # it reads as a title may be a novel's ("The Poppy War").
 WAY_OF_DOING = re.compile(WAY_SUFFIX)

@@ -114,11 +114,13 @@ def clean(text: str, *, keep_article: bool = False) -> str:
         text = LEADING.sub("", text).strip(" .,:;!?\"'\u201c\u201d\u2018\u2019()[]*_#-")
     text = ADMINISTRATIVE.sub("", text)  # "the State of New South Wales": the place is New South Wales
     text = TRAILING_PARTICLE.sub("", text)  # "The Killers at": the small model ran on into the sentence
+    text = MEDIUM_TAIL.sub("", text)  # "The Wheel of Time series": the title is the name
     text = UNCLOSED_BRACKET.sub("", text)  # "World Health Organization (WHO": its abbreviation, cut short
     text = OTHER_SCRIPT.sub("", text)  # "Vystar와 같은 다른 패턴의 네임도": the name ends where the Korean starts
     return TRAILING.sub("", text).strip()
 
 
+MEDIUM_TAIL = re.compile(r"(?<=\S)\s+(?:series|trilogy|saga|franchise|books|novels)$")
 UNCLOSED_BRACKET = re.compile(r"\s*\([^()]*$")
 OTHER_SCRIPT = re.compile(r"(?<=[A-Za-z])\s*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af].*$")
 

@@ -59,8 +59,9 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
             business = re.search(r"\b(?:a|an)\s+$", text[max(0, start - 4) : start])  # "a Portillo's Hot Dogs"
             if business or all(w.isalpha() and common_word(w, lower_words) for w in owned):
                 continue  # "a Portillo's Hot Dogs": the owner's name and common words, not another name
-            start += owner.end()
-            name = name[owner.end() :]
+            if re.sub(r"['\u2019]s?\s+$", "", name[: owner.end()]) not in GIVEN_NAMES:
+                start += owner.end()  # "Anthony's Fish Grotto" keeps its founder's name: a restaurant's
+                name = name[owner.end() :]
         words = name.split()
         if len(words) > 1 and re.fullmatch(r"(?:19|20)\d\d", words[0]):  # "my 2015 Ford Mustang GT": a model year
             start += name.index(words[1], len(words[0]))

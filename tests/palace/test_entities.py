@@ -1536,3 +1536,24 @@ def test_a_title_the_answer_presents_by_its_author_is_a_work_when_the_person_nam
     found = {e.name: (e.kind, e.mentions) for e in conversation_entities(chat)}
     assert found["The Power"] == ("work", 1)  # not from "The Power of a good book", a sentence's opening
     assert found["The Silent Patient"] == ("work", 1)  # counted once, though two rules find it
+
+
+def test_a_continent_a_series_title_a_condition_a_band_s_singer_a_parish_and_a_founder_s_restaurant() -> None:
+    """From blind45's misses: "a trip to Europe and I need" is a place (a continent is no one, whatever "and I"
+    says); "The Wheel of Time series" is the title; Hepatitis A a condition; "Michael Angelakos, the band's lead
+    vocalist" a person; "St. Mary's Church" a parish, as the labels file churches; "Anthony's Fish Grotto" one
+    restaurant, named for its founder; a memorial and a skydeck are places."""
+    chat = [
+        ("user", "I'm planning a trip to Europe and I need advice. I got vaccinated against Hepatitis A before."),
+        ("user", "I've been meaning to try out The Wheel of Time series, but it's so daunting with all the books."),
+        ("assistant", "Passion Pit was led by Michael Angelakos, the band's mastermind and lead vocalist."),
+        ("user", "I love Passion Pit and Michael Angelakos. We went to St. Mary's Church on Sunday."),
+        ("user", "I'll check out The Fish Market or Anthony's Fish Grotto for lunch."),
+        ("user", "We saw the USS Arizona Memorial, and the view from the Willis Tower Skydeck."),
+    ]
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert found["Europe"] == "place" and found["Hepatitis A"] == "topic"
+    assert found["The Wheel of Time"] == "work" and "The Wheel of Time series" not in found
+    assert found["Michael Angelakos"] == "person" and found["St. Mary's Church"] == "organisation"
+    assert found["Anthony's Fish Grotto"] == "organisation" and "Fish Grotto" not in found
+    assert found["USS Arizona Memorial"] == "place" and found["Willis Tower Skydeck"] == "place"
