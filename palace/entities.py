@@ -58,7 +58,14 @@ from palace.entity_runs import (
     cited_authors,
 )
 from palace.entity_terms import DOCUMENT_CHARS, defined_term, document_vocabulary, is_term, is_trade_term, is_ui_label
-from palace.entity_titles import presented_again, presented_titles, said_spans, title_case, titled_works
+from palace.entity_titles import (
+    makers_works,
+    presented_again,
+    presented_titles,
+    said_spans,
+    title_case,
+    titled_works,
+)
 from palace.entity_votes import (
     brands_of_products,
     kinds_from_cues,
@@ -223,6 +230,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 covered.append((start, end))
         found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
         found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
+        found += [(work, "work") for work in makers_works(text, [*covered, *skip])]  # "Rembrandt's Night Watch"
         named = {name.lower() for name, _ in found[turn_start:]}
         found += [(w, "work") for w in presented_again(text, presented, [*covered, *skip]) if w.lower() not in named]
         titles = known_titles(text, [*covered, *skip])

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from palace.entity_kinds import QUOTED
 from palace.entity_names import DATED, NOT_ENTITIES, clean
-from palace.gazetteers import opens_sentence
+from palace.gazetteers import known_kind, opens_sentence, place_name
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
 TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())
@@ -64,6 +64,26 @@ def presented_again(text: str, presented: set[str], taken: Sequence[tuple[int, i
                 break
             at = low.find(title, at + 1)
     return found
+
+
+# A work in title case after a well-known maker's possessive: "Rembrandt's Night Watch", "Monet's Water Lilies".
+MAKERS_WORK = re.compile(
+    r"(?<![\w-])([A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*){0,2})['\u2019]s\s+"
+    r"((?:The\s+)?[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+(?:(?:of|the|and|in|on|at)\s+)?[A-ZÀ-ÖØ-Þ][\w'-]*){0,4})"
+)
+
+
+def makers_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
+    """Works named after a well-known person's possessive (palace/known_names.txt), in title case: "saw
+    Rembrandt's Night Watch"; not a known name of its own ("Einstein's Princeton") nor an everyday word."""
+    works = []
+    for match in MAKERS_WORK.finditer(text):
+        maker, work = match.group(1), match.group(2)
+        if any(a <= match.start(2) < b for a, b in taken) or known_kind(maker) != "person":
+            continue
+        if known_kind(work) in (None, "work") and not place_name(work) and work.lower() not in NOT_ENTITIES:
+            works.append(work)
+    return works
 
 
 def title_case(text: str) -> bool:

@@ -1557,3 +1557,9 @@ def test_a_continent_a_series_title_a_condition_a_band_s_singer_a_parish_and_a_f
     assert found["Michael Angelakos"] == "person" and found["St. Mary's Church"] == "organisation"
     assert found["Anthony's Fish Grotto"] == "organisation" and "Fish Grotto" not in found
     assert found["USS Arizona Memorial"] == "place" and found["Willis Tower Skydeck"] == "place"
+
+
+def test_a_painter_known_by_one_name_and_the_work_after_their_possessive() -> None:
+    found = _kinds_of([("user", "In Amsterdam I saw Rembrandt's Night Watch, and I love Monet's Water Lilies.")])
+    assert found["Rembrandt"] == "person" and found["Monet"] == "person"
+    assert found["Night Watch"] == "work" and found["Water Lilies"] == "work"
