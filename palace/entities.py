@@ -59,6 +59,7 @@ from palace.entity_runs import (
 )
 from palace.entity_terms import DOCUMENT_CHARS, defined_term, document_vocabulary, is_term, is_trade_term, is_ui_label
 from palace.entity_titles import (
+    field_spans,
     makers_works,
     presented_again,
     presented_titles,
@@ -104,7 +105,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
         if document and documents_words is None:
             documents_words = document_vocabulary(vocabulary)  # once a conversation: a set of every word's forms
         lower_words = documents_words if document and documents_words is not None else vocabulary
-        skip = heading_spans(text) + said_spans(text)  # headings; the words on a banner or a card
+        skip = heading_spans(text) + said_spans(text) + field_spans(text)  # headings; words on a card; settings
         quotes = [m.span(1) if m.group(1) else m.span(2) for m in QUOTED.finditer(text)]
         covered: list[tuple[int, int]] = []
         runs = capitalised_runs(text, lower_words)

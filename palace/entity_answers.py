@@ -21,7 +21,7 @@ from palace.entity_names import (
     key,
     not_a_name_here,
 )
-from palace.entity_titles import presented_titles
+from palace.entity_titles import field_spans, presented_titles, table_spans
 from palace.gazetteers import GIVEN_NAMES, known_kind
 from palace.short_forms import alias_regex
 from palace.topics import generic_words
@@ -58,7 +58,7 @@ def recurring_names(
     counts: Counter[str] = Counter()
     sentence_of: dict[str, str] = {}
     for text in other_texts:
-        skip = heading_spans(text)
+        skip = heading_spans(text) + field_spans(text) + table_spans(text)  # "Photo Style = …", "| Rooftop |"
         offset = 0
         for sentence in SENTENCE_END.split(text):
             offset = text.find(sentence, offset)  # where the sentence starts: a heading is skipped where it is
@@ -74,6 +74,8 @@ def recurring_names(
                     name, sentence[match.end() : match.end() + 60]
                 ):
                     continue
+                if sentence.startswith(":", match.end()) and sentence[: match.start()].endswith(", "):
+                    continue  # "…, Camera Angle: High Angle, Room Type: …": a field's label, in a row of them
                 counts[name] += 1
                 sentence_of.setdefault(name, sentence[:400])
     wanted = [name for name, n in counts.most_common(RECURRING_NAMES) if n >= 2]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from palace.entity_kinds import QUOTED
 from palace.entity_names import DATED, NOT_ENTITIES, clean
-from palace.gazetteers import known_kind, opens_sentence, place_name
+from palace.gazetteers import is_brand, known_kind, opens_sentence, place_name
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
 TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())
@@ -161,6 +161,34 @@ CARRIER_BEFORE = re.compile(
     r"(?:for|called|named|titled|labell?ed|like))(?:\s+like)?\s*$",
     re.I,
 )
+
+
+# A field set to a value: "Photo Style = "2020s editorial", Time of Day = "Nighttime"" (a prompt's or a table's
+# columns): the field's name is a label and its value a setting, neither a name — unless the value is a known
+# place or brand ("Location = "Shinjuku"").
+FIELD_SET = re.compile(
+    r"(?<![\w'\u2019-])([A-ZÀ-ÖØ-Þ][\w'\u2019-]*(?:\s+(?:[A-ZÀ-ÖØ-Þ][\w'\u2019-]*|of|the|and|to|in|for)){0,3})\s*=\s*"
+    r"([\"\u201c][^\"\u201d\n]{1,60}[\"\u201d]|[^,;\n]{1,60})"
+)
+
+
+def field_spans(text: str) -> list[tuple[int, int]]:
+    """The fields and the values of `text`'s "Field = value" settings (FIELD_SET)."""
+    spans: list[tuple[int, int]] = []
+    for match in FIELD_SET.finditer(text):
+        spans.append(match.span(1))
+        value = match.group(2).strip(' "\u201c\u201d,.')
+        if not (place_name(value) or is_brand(value)):
+            spans.append(match.span(2))
+    return spans
+
+
+TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
+
+
+def table_spans(text: str) -> list[tuple[int, int]]:
+    """The rows of `text`'s markdown tables: cells of settings and values ("| Neon-Lit Street | Futuristic |")."""
+    return [match.span() for match in TABLE_ROW.finditer(text)]
 
 
 def said_spans(text: str) -> list[tuple[int, int]]:

@@ -164,9 +164,9 @@ VARIETIES = frozenset(
 # A bird or an aquarium fish named by its family's word, last: "Pileated Woodpecker", "Black-capped Chickadees",
 # "Neon Tetras" — a species, what and not who ("Jack Sparrow" is a person; a team is in known_names.txt).
 SPECIES = re.compile(
-    r"^[A-Z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?\s+(?:Oriole|Chickadee|Titmouse|Titmice|Woodpecker|Warbler|Sparrow|Wren|"
-    r"Hummingbird|Bluebird|Heron|Thrush|Nuthatch|Grosbeak|Tanager|Kingfisher|Egret|Flycatcher|Vireo|Junco|Kinglet|"
-    r"Towhee|Blackbird|Cichlid|Tetra|Gourami|Rasbora|Danio)(?:e?s)?$"
+    r"^[A-Z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?\s+(?:Cardinal|Jay|(?:Oriole|Chickadee|Titmouse|Titmice|Woodpecker|"
+    r"Warbler|Sparrow|Wren|Hummingbird|Bluebird|Heron|Thrush|Nuthatch|Grosbeak|Tanager|Kingfisher|Egret|Flycatcher|"
+    r"Vireo|Junco|Kinglet|Towhee|Blackbird|Robin|Finch|Cichlid|Tetra|Gourami|Rasbora|Danio)(?:e?s)?)$"  # teams: plural
 )
 
 

@@ -1563,3 +1563,26 @@ def test_a_painter_known_by_one_name_and_the_work_after_their_possessive() -> No
     found = _kinds_of([("user", "In Amsterdam I saw Rembrandt's Night Watch, and I love Monet's Water Lilies.")])
     assert found["Rembrandt"] == "person" and found["Monet"] == "person"
     assert found["Night Watch"] == "work" and found["Water Lilies"] == "work"
+
+
+def test_a_prompt_s_fields_and_settings_a_table_s_cells_and_a_songbird_are_no_wings() -> None:
+    """From blind46: "Photo Style = "2020s editorial", Time of Day = "Nighttime"" sets fields to values (a known
+    place among them stays a place); rows of "Camera Angle: High Angle, …" and a table's cells in the answers are
+    settings too; a Northern Cardinal is a bird (the Toronto Blue Jays a team)."""
+    chat = [
+        (
+            "user",
+            'Give me 5 rows where: Photo Style = "2020s editorial", Location = "Shinjuku", Time of Day = "Nighttime"',
+        ),
+        (
+            "assistant",
+            "1. Photo Style: editorial, Composition: Framing, Camera Angle: Eye Level, Color Palette: Gold\n"
+            "2. Photo Style: retro, Composition: Symmetry, Camera Angle: Low Angle, Color Palette: Neon Colors\n"
+            "| Photo Style | Room Type |\n| 2020s editorial | Karaoke Room |\n| 2020s editorial | Karaoke Room |",
+        ),
+        ("user", "A Northern Cardinal came to my feeder while I watched the Toronto Blue Jays."),
+    ]
+    found = {e.name: e.kind for e in conversation_entities(chat)}
+    assert found["Shinjuku"] == "place" and found["Toronto Blue Jays"] == "organisation"
+    assert not {"Photo Style", "Nighttime", "Time of Day", "Camera Angle", "Color Palette", "Karaoke Room"} & set(found)
+    assert "Northern Cardinal" not in found
