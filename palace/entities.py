@@ -74,7 +74,16 @@ from palace.entity_votes import (
     names_from_lists,
     products_of_makers,
 )
-from palace.gazetteers import FOOD_BOWL, KNOWN, gazetteer_mentions, is_brand, is_dish, known_over, personal_name
+from palace.gazetteers import (
+    FOOD_BOWL,
+    KNOWN,
+    gazetteer_mentions,
+    is_brand,
+    is_dish,
+    known_kind,
+    known_over,
+    personal_name,
+)
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import POSSESSIVE_PLACE, shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
@@ -231,8 +240,10 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 covered.append((start, end))
         found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
         found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
-        found += [(work, "work") for work in makers_works(text, [*covered, *skip])]  # "Rembrandt's Night Watch"
         named = {name.lower() for name, _ in found[turn_start:]}
+        for maker, work in makers_works(text, [*covered, *skip]):  # "Rembrandt's Night Watch": both of them
+            found += [(maker, "person")] * (maker.lower() not in named) + [(work, "work")]
+            named.add(maker.lower())
         found += [(w, "work") for w in presented_again(text, presented, [*covered, *skip]) if w.lower() not in named]
         titles = known_titles(text, [*covered, *skip])
         found += [(title, "work") for _, _, title in titles]
@@ -284,7 +295,9 @@ def _spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple[in
     # 100,000-character turn take minutes (entities x tokens).
     text_of_doc = doc.text
     for ent in list(doc.ents):
-        label = "ORG" if ent.label_ == "NORP" and is_brand(ent.text) else ent.label_  # "Yamaha" read as a people
+        # "Yamaha" read as a people; not "Rembrandt lighting", a known person's name for a way of lighting
+        brand = is_brand(ent.text) and known_kind(ent.text) != "person"
+        label = "ORG" if ent.label_ == "NORP" and brand else ent.label_
         run = next((r for r in runs if r[0] <= ent.start_char and ent.end_char <= r[1]), None)
         if run is not None and label in _JOINABLE and (run[0], run[1]) != (ent.start_char, ent.end_char):
             if spans and spans[-1][0] == run[0]:

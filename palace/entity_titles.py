@@ -73,16 +73,16 @@ MAKERS_WORK = re.compile(
 )
 
 
-def makers_works(text: str, taken: Sequence[tuple[int, int]]) -> list[str]:
-    """Works named after a well-known person's possessive (palace/known_names.txt), in title case: "saw
-    Rembrandt's Night Watch"; not a known name of its own ("Einstein's Princeton") nor an everyday word."""
+def makers_works(text: str, taken: Sequence[tuple[int, int]]) -> list[tuple[str, str]]:
+    """(maker, work) of each work named after a well-known person's possessive (palace/known_names.txt), in title
+    case: "saw Rembrandt's Night Watch"; not a known name of its own ("Einstein's Princeton") nor an everyday word."""
     works = []
     for match in MAKERS_WORK.finditer(text):
         maker, work = match.group(1), match.group(2)
         if any(a <= match.start(2) < b for a, b in taken) or known_kind(maker) != "person":
             continue
         if known_kind(work) in (None, "work") and not place_name(work) and work.lower() not in NOT_ENTITIES:
-            works.append(work)
+            works.append((maker, work))
     return works
 
 

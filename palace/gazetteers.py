@@ -120,10 +120,14 @@ def unaccented(text: str) -> str:
 
 
 # Publications, broadcasters, leagues and franchises whose kind the small model cannot tell (known_names.txt).
-# A band is filed as an organisation; what it owns is a work, not a product ("Fleetwood Mac's "Tusk"").
+# A band is filed as an organisation; what it owns is a work, not a product ("Fleetwood Mac's "Tusk""). A person
+# known by one name ("byname": Rembrandt, Mozart) is a person when found, never found by the list alone: "the
+# Rembrandt lighting" of a portrait is a way of lighting it.
 _KNOWN = _known_names()
 BANDS = frozenset(low for low, (kind, _) in _KNOWN.items() if kind == "band")
-KNOWN_NAMES = {low: ("organisation" if kind == "band" else kind, name) for low, (kind, name) in _KNOWN.items()}
+BYNAMES = frozenset(low for low, (kind, _) in _KNOWN.items() if kind == "byname")
+_FILED_AS = {"band": "organisation", "byname": "person"}
+KNOWN_NAMES = {low: (_FILED_AS.get(kind, kind), name) for low, (kind, name) in _KNOWN.items()}
 KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
@@ -132,7 +136,11 @@ KNOWN = re.compile(r"(?<![\w-])(" + one_of(name for _, name in KNOWN_NAMES.value
 # one that is also an everyday word ("Friends", "Fortune") is left to it.
 KNOWN_ONE = re.compile(
     r"(?<![\w@#/.-])("
-    + one_of(name for kind, name in KNOWN_NAMES.values() if " " not in name and kind != "topic")
+    + one_of(
+        name
+        for kind, name in KNOWN_NAMES.values()
+        if " " not in name and kind != "topic" and name.lower() not in BYNAMES
+    )
     + r")(?![\w/-])"
 )
 

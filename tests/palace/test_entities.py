@@ -1563,6 +1563,8 @@ def test_a_painter_known_by_one_name_and_the_work_after_their_possessive() -> No
     found = _kinds_of([("user", "In Amsterdam I saw Rembrandt's Night Watch, and I love Monet's Water Lilies.")])
     assert found["Rembrandt"] == "person" and found["Monet"] == "person"
     assert found["Night Watch"] == "work" and found["Water Lilies"] == "work"
+    prompt = "Full body pose, photography, F/ 2. 8, photo - realistic, maximum detail, centered, Rembrandt lighting"
+    assert "Rembrandt" not in _kinds_of([("user", prompt)])  # a way of lighting, named after him
 
 
 def test_a_prompt_s_fields_and_settings_a_table_s_cells_and_a_songbird_are_no_wings() -> None:
