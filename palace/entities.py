@@ -58,15 +58,7 @@ from palace.entity_runs import (
     cited_authors,
 )
 from palace.entity_terms import DOCUMENT_CHARS, defined_term, document_vocabulary, is_term, is_trade_term, is_ui_label
-from palace.entity_titles import (
-    field_spans,
-    makers_works,
-    presented_again,
-    presented_titles,
-    said_spans,
-    title_case,
-    titled_works,
-)
+from palace.entity_titles import field_spans, presented_titles, said_spans, title_case, works_named
 from palace.entity_votes import (
     brands_of_products,
     kinds_from_cues,
@@ -239,12 +231,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 found.append((name, kind))
                 covered.append((start, end))
         found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
-        found += [(work, "work") for work in titled_works(text, [*covered, *skip])]
-        named = {name.lower() for name, _ in found[turn_start:]}
-        for maker, work in makers_works(text, [*covered, *skip]):  # "Rembrandt's Night Watch": both of them
-            found += [(maker, "person")] * (maker.lower() not in named) + [(work, "work")]
-            named.add(maker.lower())
-        found += [(w, "work") for w in presented_again(text, presented, [*covered, *skip]) if w.lower() not in named]
+        found += works_named(text, presented, [*covered, *skip], {name.lower() for name, _ in found[turn_start:]})
         titles = known_titles(text, [*covered, *skip])
         found += [(title, "work") for _, _, title in titles]
         found += gazetteer_mentions(text, [*covered, *skip, *(title[:2] for title in titles)], lower_words)

@@ -396,7 +396,7 @@ def shape_kind(name: str) -> str | None:
         return "organisation"  # "the Catholic Church": a body, not a building; "Podere Forte": a winery
     if CAMPUS.match(name):  # "California State University, Long Beach": a school, whatever its campus is called
         return "organisation"
-    if dish_venue(name) or TRACK_SUFFIX.search(name):  # "Noodle Palace": served there, not a palace
+    if dish_venue(name) or TRACK_SUFFIX.search(name):  # "Noodle Palace": served there; a race track: a venue
         return "organisation"
     if place_shaped(name):
         return "place"

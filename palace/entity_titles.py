@@ -49,6 +49,21 @@ def presented_titles(text: str) -> set[str]:
     return {m.group(1).strip().lower() for m in PRESENTED_TITLE.finditer(text) if title_case(m.group(1))}
 
 
+def works_named(
+    text: str, presented: set[str], taken: Sequence[tuple[int, int]], named: set[str]
+) -> list[tuple[str, str]]:
+    """(name, kind) of the works `text` names that NER left out (`titled_works`, `makers_works` with their makers,
+    `presented_again`), none of them twice: `named` holds what the turn named already, lower case."""
+    found = [(work, "work") for work in titled_works(text, taken)]
+    named = named | {work.lower() for work, _ in found}
+    for maker, work in makers_works(text, taken):  # "Rembrandt's Night Watch": both of them
+        if maker.lower() not in named:
+            found.append((maker, "person"))
+            named.add(maker.lower())
+        found.append((work, "work"))
+    return found + [(work, "work") for work in presented_again(text, presented, taken) if work.lower() not in named]
+
+
 def presented_again(text: str, presented: set[str], taken: Sequence[tuple[int, int]]) -> list[str]:
     """The presented titles of two or more words (`presented`, lower case) that `text` names again, as written,
     in title case and mid-sentence: "I'm interested in The Power" after "**The Power** by Naomi Alderman"."""
