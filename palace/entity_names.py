@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from palace.entity_kinds import CAMPUS, EVENT_SUFFIX
-from palace.gazetteers import BRANDS, is_variety, known_kind, personal_name
+from palace.gazetteers import BRANDS, NATIONAL, is_variety, known_kind, personal_name
 from palace.topics import generic_words
 
 # Words spaCy's small model labels as entities in chat text that never name one. Lower-case, whole
@@ -273,9 +273,7 @@ REGION_ADJECTIVES = frozenset(
 ) | {"middle eastern", "african american", "asian american"}
 
 # A country's cooking: "Korean BBQ", "Hawaiian-style BBQ", "Italian Cuisine" — what, not a restaurant's name.
-CUISINE = re.compile(
-    r"^(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch)|Thai|Greek)(?:-[Ss]tyle)?\s+(?:BBQ|Barbecue|Cuisine|Food|Cooking)$"
-)
+CUISINE = re.compile(rf"^(?:{NATIONAL}|Thai|Greek)(?:-[Ss]tyle)?\s+(?:BBQ|Barbecue|Cuisine|Food|Cooking)$")
 MONEY = re.compile(r"[A-Z]{0,3}[$€£¥][\d,.]+[KkMm]?")
 
 

@@ -214,7 +214,8 @@ def is_brand(name: str) -> bool:
 
 
 # "French Art Deco", "Italian Baroque": a style or a school with the country it is of.
-NATIONALITY = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch)\s+(?=\S)")
+NATIONAL = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch)"  # "French", "Korean", "Japanese", "Hawaiian"
+NATIONALITY = re.compile(rf"^{NATIONAL}\s+(?=\S)")
 
 
 def known_kind(name: str) -> str | None:
