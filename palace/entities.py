@@ -21,6 +21,7 @@ from palace.entity_answers import recurring_names, second_opinion, surnames_in_f
 from palace.entity_kinds import (
     EPONYM_TAIL,
     KIND_OF_LABEL,
+    PERSONAL_NAME,
     QUOTED,
     kind_in_context,
     shape_kind,
@@ -158,6 +159,12 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             if joined and (label not in ("WORK_OF_ART", "EVENT", "LAW") or is_brand(text_of[joined.end() :])):
                 # "Book Club on Goodreads", "Facebook into Goodreads": two names, not one
                 text_of, end = text_of[: joined.start()], start + joined.start()
+            author = re.search(r"\s+by\s+(.+)$", text_of)
+            if author and PERSONAL_NAME.match(author.group(1)) and (label == "WORK_OF_ART" or personal_name(author[1])):
+                # "The Power by Naomi Alderman", read as one name: a title and its author
+                found.append((author.group(1), "person"))
+                covered.append((start + author.start(1), end))
+                text_of, end = text_of[: author.start()], start + author.start()
             owner_of = re.match(r"^(.*?[A-ZÀ-ÖØ-Þ][\w.]*)(['\u2019]s?)\s[\"\u201c]", text_of)
             if owner_of:  # The Beatles' "Sgt. Pepper's …": the one whose title is quoted, then the title
                 text_of, end = owner_of.group(1), start + len(owner_of.group(1))

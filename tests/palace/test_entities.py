@@ -1588,3 +1588,12 @@ def test_a_prompt_s_fields_and_settings_a_table_s_cells_and_a_songbird_are_no_wi
     assert found["Shinjuku"] == "place" and found["Toronto Blue Jays"] == "organisation"
     assert not {"Photo Style", "Nighttime", "Time of Day", "Camera Angle", "Color Palette", "Karaoke Room"} & set(found)
     assert "Northern Cardinal" not in found
+
+
+def test_a_title_and_its_author_read_as_one_name_are_two_wings() -> None:
+    said = [("user", "I just finished reading The Power by Naomi Alderman and loved it."), ("assistant", "Great!")]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(said)}
+    assert kinds.get("The Power") == "work" and kinds.get("Naomi Alderman") == "person"
+    assert "The Power by Naomi Alderman" not in kinds
+    hotel = [("user", "We stayed at the Courtyard by Marriott in Denver."), ("assistant", "Nice.")]
+    assert "Courtyard by Marriott" in {entity.name for entity in conversation_entities(hotel)}
