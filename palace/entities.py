@@ -53,12 +53,21 @@ from palace.entity_runs import (
     NUMBERED_PLACE,
     OFFICE,
     PERSON_AFTER_OFFICE,
+    STREET_ADDRESS,
     VISITED,
     camel_words,
     capitalised_runs,
     cited_authors,
 )
-from palace.entity_terms import DOCUMENT_CHARS, defined_term, document_vocabulary, is_term, is_trade_term, is_ui_label
+from palace.entity_terms import (
+    DOCUMENT_CHARS,
+    defined_term,
+    document_vocabulary,
+    is_suggestion,
+    is_term,
+    is_trade_term,
+    is_ui_label,
+)
 from palace.entity_titles import field_spans, presented_titles, said_spans, title_case, works_named
 from palace.entity_votes import (
     brands_of_products,
@@ -131,6 +140,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             start, text_of = without_imperative(text, start, text_of)
             if not text_of:
                 continue
+            if street := STREET_ADDRESS.match(text, start):  # "20 Park" read from "20 Park Street": the street
+                start, end, text_of, label = street.start(1), street.end(1), street.group(1), "FAC"
             if (untimed := TIME_AGO_TAIL.sub("", text_of)) != text_of:
                 text_of, end = untimed, start + len(untimed)  # "Yosemite National Park 4 weeks ago"
             if (office := OFFICE.match(text_of)) and PERSON_AFTER_OFFICE.fullmatch(text_of[office.end() :]):
@@ -424,6 +435,7 @@ def conversation_entities(
             or is_identifier(name, identifiers)
             or is_trade_term(name, context, lower_words)  # "Quality of Service (QoS)"
             or is_ui_label(name, context)  # the "Not Interested" button
+            or is_suggestion(name, context, lower_words)  # "I like the Memory Lane Dinner" an answer offered
         )
 
     entities = [e for e in drop_derived(merge_aliases(counted)) if kept(e)]

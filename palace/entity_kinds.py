@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-from palace.gazetteers import BRANDS, DISH_WORDS, is_band, known_kind, personal_name, place_name
+from palace.gazetteers import (
+    BRANDS,
+    DISH_WORDS,
+    STATE_CODES,
+    TOWN_IN_STATE,
+    is_band,
+    known_kind,
+    personal_name,
+    place_name,
+)
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
 KIND_OF_LABEL: dict[str, str | None] = {
@@ -150,17 +159,12 @@ THING_AFTER = re.compile(
 )
 
 
+# A plural after "The", where a person's name would be: a band or a group ("The Eagles", "The Temptations").
+GROUP = re.compile(r"The\s[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s[A-ZÀ-ÖØ-Þ][\w'-]*)*s$")
 # " by " after a title's last word or its closing quote: what follows is its author.
 AUTHOR_BEFORE = re.compile(r"(?:\b[A-ZÀ-ÖØ-Þ][\w'\u2019-]*|\d+)[\"\u201d'\u2019]?\s+by\s+$")
 PERSONAL_NAME = re.compile(
     r"^[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:\s+[A-ZÀ-ÖØ-Þ]\.)?(?:\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?){1,2}$"
-)
-
-
-# The postal codes of the United States' states and territories and Canada's provinces.
-STATE_CODES = frozenset(
-    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK
-    OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI AB BC MB NB NL NS NT NU ON PE QC SK YT""".split()
 )
 
 
@@ -173,10 +177,16 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return None
     if known_kind(name):
         return known_kind(name)
+    if kind == "person" and GROUP.match(name):
+        return "organisation"  # "The Eagles", "The Temptations": a group, not one person
     if place_name(name) and (label != "PERSON" or not personal_name(name)):
         return "place"  # "the Maldives" read as ORG, "Central America" as LOC or ORG
     if name in STATE_CODES and re.search(r"[A-ZÀ-ÖØ-Þ][\w.'-]*,\s?$", before):
         return "place"  # "Gruver, TX": a state's postal code after its town
+    if re.fullmatch(r"[A-Z]{2}\s+\d{5}(?:-\d{4})?", name):
+        return None  # "NY 12205": a state's code and a postal code
+    if TOWN_IN_STATE.match(name + after):
+        return "place"  # "Fonda, NY 12068": a town, before its state
     if kind in ("organisation", "person") and AUTHOR_BEFORE.search(before) and PERSONAL_NAME.match(name):
         return "person"  # "Thinking in Systems by Donella Meadows": a title's author
     if name.isupper() and (FIELD_AFTER.search(after) or FIELD_BEFORE.search(before)):

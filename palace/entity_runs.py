@@ -40,6 +40,13 @@ MODEL_NUMBER = re.compile(r"^(?=[A-Z0-9-]*\d)[A-ZÀ-ÖØ-Þ]*-?\d[\w-]*$")
 NUMBERED_PLACE = re.compile(r"^(?:Pier|Route|Highway|Interstate|Terminal|Gate|Studio|Area|Platform)\s+\d+$")
 
 
+# A street after its house number: "1033 Fifth Street", "20 Park Street" (the street is the place).
+STREET_ADDRESS = re.compile(
+    r"\b\d{1,5}\s+((?:[A-Z][\w'-]*\s+){1,3}(?:Street|Avenue|Road|Boulevard|Lane|Drive|Way|Place|Court|Parkway|"
+    r"Highway|Terrace|Square|Plaza))\b"
+)
+
+
 def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, text) of each run of two or more capitalised words, or a name with a model number,
     that is not just common words in title case ("the Main Event" when "main" and "event" are written
@@ -62,6 +69,8 @@ def capitalised_runs(text: str, lower_words: set[str]) -> list[tuple[int, int, s
             if re.sub(r"['\u2019]s?\s+$", "", name[: owner.end()]) not in GIVEN_NAMES:
                 start += owner.end()  # "Anthony's Fish Grotto" keeps its founder's name: a restaurant's
                 name = name[owner.end() :]
+        if street := STREET_ADDRESS.search(name):  # "Planning and Development 1033 Fifth Street": the street
+            start, name = start + street.start(1), street.group(1)
         words = name.split()
         if len(words) > 1 and re.fullmatch(r"(?:19|20)\d\d", words[0]):  # "my 2015 Ford Mustang GT": a model year
             start += name.index(words[1], len(words[0]))

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from palace.entity_kinds import shape_kind
 from palace.entity_names import UI_ELEMENT_AFTER, everyday_words
+from palace.gazetteers import GIVEN_NAMES, known_kind, place_name
 
 # A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of the words it
 # also writes in lower case are its defined terms and headings ("Shortlisted Tenderers"), not names.
@@ -83,3 +84,25 @@ def defined_term(name: str, lower_words: set[str]) -> bool:
     Team" — the owner is a word of the document, not a name."""
     owner = re.match(r"(\w+)['\u2019]s?\s", name)
     return owner is not None and owner.group(1).lower() in lower_words
+
+
+# An idea an answer lists under a label of everyday words, told as what to do: "1. **Memory Lane Dinner**: Plan a
+# family dinner where …". The person who picks it by that label ("I like the Memory Lane Dinner") names no one.
+SUGGESTED = r"^[ \t]*(?:\d+[.)]|[-*\u2022])[ \t]*\*\*{}:?\*\*[ \t]*[:\u2013-]?[ \t]*(?:{})\b"
+TO_DO = (
+    "Plan|Create|Make|Host|Set|Have|Hold|Organi[sz]e|Arrange|Bring|Ask|Invite|Display|Share|Write|Put|Use|Try|Cook|"
+    "Bake|Prepare|Decorate|Play|Watch|Collect|Gather|Start|Take|Give|Include|Add|Design|Build|Consider|Encourage|"
+    "Incorporate|Offer|Send|Record|Compile|Assemble|Hang|Print|Light|Plant|Release|Dedicate|Frame|Fill|Pick|Choose"
+)
+
+
+def is_suggestion(name: str, context: str, lower_words: set[str]) -> bool:
+    """Whether `name` is only the label of an idea an answer lists (SUGGESTED), in everyday words but one, at
+    most in a name of two words or more ("Memory Lane Dinner"), and no one's given name."""
+    words = name.split()
+    odd = sum(not everyday_words(word, lower_words) for word in words)
+    if odd > (len(words) > 1) or any(w in GIVEN_NAMES for w in words):
+        return False
+    if not all(w.isalpha() for w in words) or shape_kind(name) is not None or known_kind(name) or place_name(name):
+        return False
+    return re.search(SUGGESTED.format(re.escape(name), TO_DO), context, re.M) is not None

@@ -84,7 +84,8 @@ def presented_again(text: str, presented: set[str], taken: Sequence[tuple[int, i
 # A work in title case after a well-known maker's possessive: "Rembrandt's Night Watch", "Monet's Water Lilies".
 MAKERS_WORK = re.compile(
     r"(?<![\w-])([A-ZÀ-ÖØ-Þ][\w-]*(?:\s[A-ZÀ-ÖØ-Þ][\w-]*){0,2})['\u2019]s\s+"
-    r"((?:The\s+)?[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+(?:(?:of|the|and|in|on|at)\s+)?[A-ZÀ-ÖØ-Þ][\w'-]*){0,4})"
+    r"((?:The\s+)?[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+(?:(?:of|the|and|in|on|at)\s+)?(?:(?:No|Op)\.\s?\d+|[A-ZÀ-ÖØ-Þ][\w'-]*)){0,4}"
+    r"(?:(?:(?<=\bin [A-G])|(?<=[A-G]-flat)|(?<=[A-G]-sharp))\s+(?:major|minor)\b)?)"  # "… in E-flat major"
 )
 
 

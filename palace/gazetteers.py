@@ -77,6 +77,29 @@ PLACES = frozenset(
 )
 
 
+# The postal codes of the United States' states and territories and Canada's provinces.
+STATE_CODES = frozenset(
+    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK
+    OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI AB BC MB NB NL NS NT NU ON PE QC SK YT""".split()
+)
+US_STATES = (
+    "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|Illinois|"
+    "Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|"
+    "Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|"
+    "Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|"
+    "West Virginia|Wisconsin|Wyoming"
+).split("|")
+# A town before its state, in an address: "Fonda, NY 12068", "Albany, NY", "Clovis, California".
+TOWN_IN_STATE = re.compile(
+    r"(?<![\w-])([A-Z][a-z]+(?: [A-Z][a-z]+)?),[ \t]?(?:(?:"
+    + "|".join(sorted(STATE_CODES))
+    + r")(?:[ \t]+\d{5}(?:-\d{4})?\b|[ \t]*$)|(?:"
+    + "|".join(sorted(US_STATES))
+    + r")\b)",
+    re.M,
+)
+
+
 def place_name(name: str) -> bool:
     """A country, a state or province, a region of the world or a well-known city (palace/places.txt)."""
     return re.sub(r"^the\s+", "", name.lower()) in PLACES
@@ -132,6 +155,12 @@ KNOWN_KINDS = {low: kind for low, (kind, _) in KNOWN_NAMES.items()}
 # The ones of two or more words, as written ("The Economist", "Star Wars"): found in a user's turn when NER
 # skips them ("The New Yorker and The Economist"), capitals and all, so "the nation" is not "The Nation".
 KNOWN = re.compile(r"(?<![\w-])(" + one_of(name for _, name in KNOWN_NAMES.values() if " " in name) + r")(?![\w-])")
+# A band named mid-sentence with a lower-case article ("my parents love the Beatles"): the name after it.
+BAND_AFTER_THE = re.compile(
+    r"(?<![\w-])the ("
+    + one_of(name[4:] for kind, name in _KNOWN.values() if kind == "band" and name.startswith("The "))
+    + r")(?![\w-])"
+)
 # The well-known names of one word, as written ("Lakers", "Fleabag"): the small model misses some of them, and
 # one that is also an everyday word ("Friends", "Fortune") is left to it.
 KNOWN_ONE = re.compile(
@@ -343,6 +372,18 @@ def gazetteer_mentions(
     for match in KNOWN.finditer(text):
         if free(match.start()) and not opens_sentence(text, match.start()):
             found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
+    for match in TOWN_IN_STATE.finditer(text):  # "Clovis, California", an address's line; "Albany, NY 12205"
+        line_start, line_end = (
+            text.rfind("\n", 0, match.start()) + 1,
+            (text.find("\n", match.end()) + 1 or len(text) + 1),
+        )
+        own_line = not text[line_start : match.start()].strip(" \t*-") and not text[match.end() : line_end - 1].strip()
+        if free(match.start()) and (own_line or re.search(r"\d{5}", match.group(0))):
+            found.append((match.group(1), "place"))
+    for match in BAND_AFTER_THE.finditer(text):
+        low = match.group(1).lower()
+        if free(match.start(1)) and low not in lower_words and low not in generic_words():
+            found.append((f"The {match.group(1)}", "organisation"))
     for match in KNOWN_ONE.finditer(text):
         at, low = match.start(), match.group(1).lower()
         if low in lower_words or low in generic_words() or not free(at) or opens_sentence(text, at):

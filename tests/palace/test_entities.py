@@ -1597,3 +1597,46 @@ def test_a_title_and_its_author_read_as_one_name_are_two_wings() -> None:
     assert "The Power by Naomi Alderman" not in kinds
     hotel = [("user", "We stayed at the Courtyard by Marriott in Denver."), ("assistant", "Nice.")]
     assert "Courtyard by Marriott" in {entity.name for entity in conversation_entities(hotel)}
+
+
+def test_a_band_after_a_lower_case_the_an_address_s_streets_and_towns_and_a_piece_in_its_key() -> None:
+    """From blind47's misses: "the Beatles" mid-sentence is the band, "The Eagles" a group; an address gives its
+    street without the house number and its town before the state; "Nocturne in E-flat major" keeps its key."""
+    said = [
+        ("user", "My parents will love the Beatles and Motown classics."),
+        (
+            "assistant",
+            "* 1970s: Disco (Bee Gees, Chic), Classic Rock (Led Zeppelin, The Eagles), Funk (Parliament)\n"
+            '* Classic Rock: "Stairway to Heaven" by Led Zeppelin, "Hotel California" by The Eagles',
+        ),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(said)}
+    assert kinds.get("The Beatles") == "organisation" and kinds.get("Motown") == "organisation"
+    assert kinds.get("The Eagles") == "organisation"
+    address = "Address:\n20 Park Street  \nFonda, NY 12068\n\nPlanning and Development 1033 Fifth Street\n"
+    said = [
+        ("user", address + "Clovis, California"),
+        ("user", "I just started learning Chopin's Nocturne in E-flat major, which is a big deal."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(said)}
+    for town_or_street in ("Park Street", "Fifth Street", "Fonda", "Clovis"):
+        assert kinds.get(town_or_street) == "place", town_or_street
+    assert "20 Park" not in kinds and "NY 12068" not in kinds and "Development 1033 Fifth Street" not in kinds
+    assert kinds.get("Nocturne in E-flat major") == "work" and kinds.get("Chopin") == "person"
+    chat = [("user", "Thanks, California is lovely. Hello, Texas.")]
+    assert {"Thanks", "Hello"}.isdisjoint(entity.name for entity in conversation_entities(chat))
+
+
+def test_an_idea_the_answer_lists_under_a_label_of_everyday_words_is_no_wing_when_picked_by_it() -> None:
+    chat = [
+        ("user", "Ideas to celebrate my grandmother's birthday?"),
+        (
+            "assistant",
+            "1. **Memory Lane Dinner**: Plan a family dinner where everyone shares memories.\n"
+            "2. **Family Slideshow**: Create a slideshow of old photos.\n3. **Zorbly**: Use it to plan.",
+        ),
+        ("user", "I like the idea of the Memory Lane Dinner and the Family Slideshow, and Central Park."),
+    ]
+    names = {entity.name for entity in conversation_entities(chat)}
+    assert "Memory Lane Dinner" not in names and "Family Slideshow" not in names
+    assert "Central Park" in names  # a place's word: a name, whatever the answer says to do there
