@@ -68,7 +68,14 @@ from palace.entity_terms import (
     is_trade_term,
     is_ui_label,
 )
-from palace.entity_titles import field_spans, presented_titles, said_spans, title_case, works_named
+from palace.entity_titles import (
+    field_spans,
+    introduced_names,
+    presented_titles,
+    said_spans,
+    title_case,
+    works_named,
+)
 from palace.entity_votes import (
     brands_of_products,
     kinds_from_cues,
@@ -108,7 +115,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
     conversation writes in lower case, `context` (the whole conversation) says whether "A and B" names two
     things."""
     found: list[tuple[str, str]] = []
-    presented = presented_titles(context)
+    presented, introduced = presented_titles(context), introduced_names(context, vocabulary)
     documents_words: set[str] | None = None
     for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
         turn_start = len(found)
@@ -249,7 +256,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 found.append((name, kind))
                 covered.append((start, end))
         found += [(author, "person") for author in cited_authors(text, [*covered, *skip])]  # "Graf et al."
-        found += works_named(text, presented, [*covered, *skip], {name.lower() for name, _ in found[turn_start:]})
+        named = {name.lower() for name, _ in found[turn_start:]}
+        found += works_named(text, presented, [*covered, *skip], named, introduced)
         titles = known_titles(text, [*covered, *skip])
         found += [(title, "work") for _, _, title in titles]
         found += gazetteer_mentions(text, [*covered, *skip, *(title[:2] for title in titles)], lower_words)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from palace.entity_cues import apposed_kind
 from palace.entity_kinds import QUOTED
-from palace.entity_names import DATED, NOT_ENTITIES, clean
+from palace.entity_names import DATED, NOT_ENTITIES, clean, everyday_words
 from palace.gazetteers import is_brand, known_kind, opens_sentence, place_name
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
@@ -50,10 +51,11 @@ def presented_titles(text: str) -> set[str]:
 
 
 def works_named(
-    text: str, presented: set[str], taken: Sequence[tuple[int, int]], named: set[str]
+    text: str, presented: set[str], taken: Sequence[tuple[int, int]], named: set[str], introduced: dict[str, str]
 ) -> list[tuple[str, str]]:
     """(name, kind) of the works `text` names that NER left out (`titled_works`, `makers_works` with their makers,
-    `presented_again`), none of them twice: `named` holds what the turn named already, lower case."""
+    `presented_again`), and of the names an answer introduced (`introduced_names`) it names again, none of them
+    twice: `named` holds what the turn named already, lower case."""
     found = [(work, "work") for work in titled_works(text, taken)]
     named = named | {work.lower() for work, _ in found}
     for maker, work in makers_works(text, taken):  # "Rembrandt's Night Watch": both of them
@@ -61,7 +63,28 @@ def works_named(
             found.append((maker, "person"))
             named.add(maker.lower())
         found.append((work, "work"))
-    return found + [(work, "work") for work in presented_again(text, presented, taken) if work.lower() not in named]
+    found += [(work, "work") for work in presented_again(text, presented, taken) if work.lower() not in named]
+    entries = presented_again(text, set(introduced), taken)  # "I'll try out TV Time"
+    return found + [(name, introduced[name.lower()]) for name in entries if name.lower() not in named]
+
+
+# A name an answer's list entry gives in bold and says what it is: "* **TV Time** (iOS, Android): A popular app".
+BOLD_ENTRY = re.compile(r"^[ \t]*(?:[-*\u2022+][ \t]+|\d+[.)][ \t]*)?(\*\*)([A-ZÀ-ÖØ-Þ][^*\n]{1,50}?)\*\*", re.M)
+
+
+def introduced_names(context: str, lower_words: set[str]) -> dict[str, str]:
+    """Lower-case name -> kind of the names the list entries of `context` introduce in bold with what they are
+    (BOLD_ENTRY, palace.entity_cues.apposed_kind); not a work in everyday words ("**Memory Lane Dinner**: An
+    evening where …"), which is an idea's label."""
+    found = {}
+    for match in BOLD_ENTRY.finditer(context):
+        name = match.group(2).strip()
+        kind = apposed_kind(
+            context[max(0, match.start(1) - 40) : match.end(1)], context[match.end(2) : match.end(2) + 80]
+        )
+        if kind and title_case(name) and not (kind == "work" and everyday_words(name, lower_words)):
+            found[name.lower()] = kind
+    return found
 
 
 def presented_again(text: str, presented: set[str], taken: Sequence[tuple[int, int]]) -> list[str]:

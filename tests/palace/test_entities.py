@@ -1640,3 +1640,14 @@ def test_an_idea_the_answer_lists_under_a_label_of_everyday_words_is_no_wing_whe
     names = {entity.name for entity in conversation_entities(chat)}
     assert "Memory Lane Dinner" not in names and "Family Slideshow" not in names
     assert "Central Park" in names  # a place's word: a name, whatever the answer says to do there
+
+
+def test_a_name_an_answer_introduces_in_bold_with_what_it_is_is_found_when_the_person_names_it() -> None:
+    chat = [
+        ("user", "How can I keep track of my shows?"),
+        ("assistant", "Options:\n\t* **TV Time** (iOS, Android): A popular app that lets you track your shows."),
+        ("user", "I think I'll try out TV Time, it sounds convenient."),
+    ]
+    assert {e.name: e.kind for e in conversation_entities(chat)}.get("TV Time") == "organisation"
+    chat[2] = ("user", "I have no time for TV time, really.")
+    assert "TV Time" not in {e.name for e in conversation_entities(chat)}  # not in title case: words, no name
