@@ -29,6 +29,7 @@ from palace.entity_kinds import (
 from palace.entity_names import (
     ADJECTIVE_TAIL,
     ADMINISTRATIVE,
+    PRIZE_TAIL,
     TRAILING_POSSESSIVE,
     clean,
     common_word,
@@ -66,6 +67,7 @@ from palace.entity_terms import (
     is_term,
     is_trade_term,
     is_ui_label,
+    term_acronym,
 )
 from palace.entity_titles import (
     field_spans,
@@ -167,6 +169,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             ):
                 label = "ORG"  # "the Beatles", "the Smiths": a band or a family business, not one person
             text_of = re.split(r"\s+[-\u2013\u2014]\s+", text_of)[0]  # "ABBVIE - Signal Processing Scientist"
+            if (unwon := PRIZE_TAIL.sub("", text_of)) != text_of:
+                text_of, end = unwon, start + len(unwon)  # "a Pulitzer Prize-winning author": the prize
             if ADJECTIVE_TAIL.search(text_of):
                 continue  # "a Beni Ourain-inspired rug": a style, not a name
             counted = without_count(text_of, text[end : end + 20])
@@ -347,6 +351,9 @@ def conversation_entities(
         )
 
     entities = [e for e in drop_derived(merge_aliases(counted)) if kept(e)]
+    for entity in entities:
+        if entity.kind == "organisation" and term_acronym(entity.name, context, lower_words):
+            entity.kind = "topic"  # "IAM", the "Identity and Access Management (IAM)" of the answers
     for entity in entities:
         for alias in entity.aliases:
             if key(alias) in relations and entity.kind in ("person", "organisation"):

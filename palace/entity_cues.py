@@ -48,7 +48,7 @@ MADE_THINGS = (
 WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
     r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack|"
-    r"coin|nickel|penny|dime|stamp|banknote)"
+    r"coin|nickel|penny|dime|stamp|banknote|roller coaster|coaster|dark ride|thrill ride)"
 )
 # The describing words of an apposition are lower case, a hyphenated compound ("a UK-based YouTuber") or a
 # nationality ("a French brand", "an American singer"): another capitalised word there starts another name

@@ -124,7 +124,10 @@ ORG_PREFIX = re.compile(
 # A racing circuit or a ballpark is a venue, as a stadium is, though "Park" ends it: "New Jersey Motorsports Park".
 TRACK_SUFFIX = re.compile(r"\b(?:Motorsports?\s+Park|Motor\s+Speedway|Speedway|Raceway|Ballpark)$")
 # A venue named with its kind first: "Hotel Zelos", "Ristorante Il Latini" — a business, as "… Hotel" is.
-VENUE_PREFIX = re.compile(r"^(?:Hotel|Hostel|Motel|Ristorante|Trattoria|Osteria|Pizzeria|Taverna|Brasserie)\s")
+VENUE_PREFIX = re.compile(
+    r"^(?:Hotel|Hostel|Motel|Ristorante|Trattoria|Osteria|Pizzeria|Taverna|Brasserie|Caff[eè]|Café|Cafe|Bistro|Museo|"
+    r"Musée|Teatro|Galleria|Gallerie)\s"
+)
 PLACE_PREFIX = re.compile(
     r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s|"
     r"^(?:I|US|SR)-\d+(?:\s[NSEW])?$"  # a numbered road: "I-80", "I-80 W", "US-101"

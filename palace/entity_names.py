@@ -184,7 +184,8 @@ IMPERATIVE = re.compile(
     r"Analy[sz]e|Evaluate|Illustrate|Differentiate|Distinguish|Justify|Elaborate|Mention|Enumerate|State|Give|"
     r"Provide|Create|Design|Implement|Generate|Rewrite|Translate|Convert|Draft|Suggest|Recommend|Imagine|"
     r"Exclude|Include|Remove|Replace|Drop|Swap|Pick|Choose|Select|Consider|Edit|Revise|Proofread|Rank|Sort|Offer|"
-    r"Ensure|Avoid|Use|Keep|Make|Add|Find|Check)\s+"
+    r"Ensure|Avoid|Use|Keep|Make|Add|Find|Check|Refer|Assume|Determine|Estimate|Show|Prove|Derive|Sketch|Plot)"
+    r"(?:\s+|$)"
 )
 LINE_OR_SENTENCE_START = re.compile(r"(?:^|\n|[.!?:]\s)\s*(?:[-*\u2022]\s+|\d+[.)]\s+|[\"\u201c'(*]+)?$")
 
@@ -366,7 +367,7 @@ STYLE_OF = re.compile(
 UI_ELEMENT_AFTER = re.compile(
     r"^[\"\u201d']?\s+(?:feature|button|view|tab|menu|option|mode|function|setting|settings|screen|icon|toggle|"
     r"filter|shortcut|template|widget|command|field|panel|toolbar|sidebar|dashboard|wizard|tool|format|layout|"
-    r"theme)s?\b",
+    r"theme|category|categories|genre)s?\b",
     re.I,
 )
 # A name followed by a version and another capitalised word is the start of a longer name: "Java SE 11
@@ -384,6 +385,8 @@ SUBTITLE = re.compile(
 _ADJECTIVE_ENDINGS = r"-(?:inspired|style|styled|themed|flavou?red|based|like|esque|infused|shaped|type)"
 ADJECTIVE_SUFFIX = re.compile(rf"^{_ADJECTIVE_ENDINGS}\b", re.I)
 ADJECTIVE_TAIL = re.compile(rf"{_ADJECTIVE_ENDINGS}$", re.I)
+# "a Pulitzer Prize-winning author", "an Oscar-nominated film": the prize is the name.
+PRIZE_TAIL = re.compile(r"-(?:winning|nominated)$", re.I)
 # "from New York to Boston 3 times": a count after a name is not part of it.
 COUNTED = re.compile(
     r"^\s+(?:times|days|weeks|months|years|hours|minutes|nights|people|guests|miles|km|kilometres|kilometers)\b", re.I

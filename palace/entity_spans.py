@@ -104,7 +104,7 @@ NAME_TAIL = re.compile(
 )
 
 
-PARTICLE_NAME = re.compile(r"[\x20\t][dl]['\u2019][A-ZÀ-ÖØ-Þ][\w-]*")  # "Côte d'Azur", "Val d'Isère"
+PARTICLE_NAME = re.compile(r"[\x20\t](?:[dl]|[dnsa]ell|dall)['\u2019][A-ZÀ-ÖØ-Þ][\w-]*")  # "Côte d'Azur", "Val d'Isère"
 EPONYM_AFTER = re.compile(EPONYM_TAIL + r"\b")  # what an eponym adds to its person's name
 
 

@@ -71,6 +71,19 @@ def is_trade_term(name: str, context: str, lower_words: set[str]) -> bool:
     )
 
 
+def term_acronym(name: str, context: str, lower_words: set[str]) -> bool:
+    """An acronym the conversation gives as the abbreviation of a trade's term: "IAM" after "Identity and Access
+    Management (IAM)" is a subject, not a body ("WHO" after "World Health Organization (WHO)" stays one)."""
+    if not (name.isupper() and name.isalpha() and 2 <= len(name) <= 6):
+        return False
+    spelled = re.compile(r"((?:[A-Z][\w-]*\s+(?:(?:and|of|the|for|&)\s+)?){2,6})\(\s*" + name + r"s?\s*\)")
+    return any(
+        "".join(w[0] for w in m.group(1).split() if w[0].isupper()) == name
+        and is_trade_term(m.group(1).strip(), context, lower_words)
+        for m in spelled.finditer(context)
+    )
+
+
 def document_vocabulary(vocabulary: set[str]) -> set[str]:
     """The words a pasted document's defined terms are made of: the conversation's lower-case words, their
     plurals and their doers ("tender" -> "Tenderers"). Not the everyday words of chat at large: a document's
@@ -89,10 +102,11 @@ def defined_term(name: str, lower_words: set[str]) -> bool:
 # An idea an answer lists under a label of everyday words, told as what to do: "1. **Memory Lane Dinner**: Plan a
 # family dinner where …". The person who picks it by that label ("I like the Memory Lane Dinner") names no one.
 SUGGESTED = r"^[ \t]*(?:\d+[.)]|[-*\u2022])[ \t]*\*\*{}:?\*\*[ \t]*[:\u2013-]?[ \t]*(?:{})\b"
+# Verbs of making and arranging, not of going: "**Three Capes Scenic Drive**: Take a detour" is a road.
 TO_DO = (
-    "Plan|Create|Make|Host|Set|Have|Hold|Organi[sz]e|Arrange|Bring|Ask|Invite|Display|Share|Write|Put|Use|Try|Cook|"
-    "Bake|Prepare|Decorate|Play|Watch|Collect|Gather|Start|Take|Give|Include|Add|Design|Build|Consider|Encourage|"
-    "Incorporate|Offer|Send|Record|Compile|Assemble|Hang|Print|Light|Plant|Release|Dedicate|Frame|Fill|Pick|Choose"
+    "Plan|Create|Make|Host|Set up|Hold|Organi[sz]e|Arrange|Bring|Ask|Invite|Display|Share|Write|Put together|Cook|"
+    "Bake|Prepare|Decorate|Collect|Gather|Design|Build|Encourage|Incorporate|Send|Record|Compile|Assemble|Hang|"
+    "Print|Light|Plant|Release|Dedicate|Frame|Fill"
 )
 
 

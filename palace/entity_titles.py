@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from palace.entity_cues import apposed_kind
-from palace.entity_kinds import QUOTED
+from palace.entity_kinds import QUOTED, branded
 from palace.entity_names import DATED, NOT_ENTITIES, clean, everyday_words
 from palace.gazetteers import is_brand, known_kind, opens_sentence, place_name
 
@@ -46,8 +46,10 @@ PRESENTED_TITLE = re.compile(
 
 
 def presented_titles(text: str) -> set[str]:
-    """The titles `text` presents as works (PRESENTED_TITLE), lower case."""
-    return {m.group(1).strip().lower() for m in PRESENTED_TITLE.finditer(text) if title_case(m.group(1))}
+    """The titles `text` presents as works (PRESENTED_TITLE), lower case; not a product's name ("**"Google
+    Analytics" by Jeffalytics**", a guide to it: the person who names it means the product)."""
+    titles = (m.group(1).strip() for m in PRESENTED_TITLE.finditer(text))
+    return {title.lower() for title in titles if title_case(title) and not (branded(title) or is_brand(title))}
 
 
 def works_named(

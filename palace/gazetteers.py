@@ -203,7 +203,9 @@ VARIETIES = frozenset(
 SPECIES = re.compile(
     r"^[A-Z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?\s+(?:Cardinal|Jay|(?:Oriole|Chickadee|Titmouse|Titmice|Woodpecker|"
     r"Warbler|Sparrow|Wren|Hummingbird|Bluebird|Heron|Thrush|Nuthatch|Grosbeak|Tanager|Kingfisher|Egret|Flycatcher|"
-    r"Vireo|Junco|Kinglet|Towhee|Blackbird|Robin|Finch|Cichlid|Tetra|Gourami|Rasbora|Danio)(?:e?s)?)$"  # teams: plural
+    r"Vireo|Junco|Kinglet|Towhee|Blackbird|Robin|Finch|Turnstone|Sandpiper|Plover|Cormorant|Ibis|Stork|Starling|"
+    r"Mockingbird|Catbird|Loon|Grebe|Magpie|Pipit|Bunting|Goldfinch|Kestrel|Merganser|Wigeon|Pheasant|Grouse|Cichlid|"
+    r"Tetra|Gourami|Rasbora|Danio)(?:e?s)?)$"  # teams: plural
 )
 
 
@@ -282,7 +284,7 @@ BRAND_FORMS = {
     "ikea": "IKEA",
     "instant pot": "Instant Pot",
 }
-BRAND = re.compile(r"(?<![\w@#/.])(" + one_of(BRANDS) + r")(?![\w/])", re.I)
+BRAND = re.compile(r"(?<![\w@#/.])(" + one_of(BRANDS) + r")(?![\w/]|['\u2019][A-Za-zÀ-ÿ])", re.I)  # not "dell'Arte"
 # Words common in chat that are also brand names: only a capitalised mention counts.
 BRANDS_NEED_CAPITAL = frozenset(
     """target apple zoom notion medium slack excel kindle audible calm coach gap omega pandora tidal peacock

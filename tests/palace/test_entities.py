@@ -1651,3 +1651,44 @@ def test_a_name_an_answer_introduces_in_bold_with_what_it_is_is_found_when_the_p
     assert {e.name: e.kind for e in conversation_entities(chat)}.get("TV Time") == "organisation"
     chat[2] = ("user", "I have no time for TV time, really.")
     assert "TV Time" not in {e.name for e in conversation_entities(chat)}  # not in title case: words, no name
+
+
+def test_italian_venues_a_prize_before_winning_laws_rides_and_a_trade_term_s_acronym() -> None:
+    """From blind48's misses: "dell'Accademia" holds no brand; a café and a gallery by their first word are
+    businesses; "Pulitzer Prize-winning" names the prize; a roller coaster is a work, a data law a work (as the
+    small model's LAW label files it), a shorebird no wing; "IAM" spelled out as a trade's term is a subject;
+    "Refer to …" and a quoted category are no names."""
+    said = [
+        (
+            "user",
+            "We had coffee at Caffè Pedrocchi in Padua and then saw the Gallerie dell'Accademia in Venice. I love my "
+            "Pulitzer Prize-winning author. At Six Flags, I rode the Full Throttle roller coaster five "
+            "times. Our app must comply with GDPR and HIPAA. I ordered albums from Shutterfly. On the beach I saw "
+            'Ruddy Turnstones. I\'ll start with the "Learning and Self-Improvement" category. I need good IAM.',
+        ),
+        ("assistant", "1. **Identity and Access Management (IAM)**: Solutions like Okta."),
+        ("user", "Part 2.\nRefer to any coolant manufacturer website for the list of coolants."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(said)}
+    assert kinds.get("Gallerie dell'Accademia") == "organisation" and "Dell" not in kinds
+    assert kinds.get("Caffè Pedrocchi") == "organisation" and kinds.get("Pulitzer Prize") == "work"
+    assert kinds.get("Full Throttle") == "work" and kinds.get("GDPR") == "work" and kinds.get("HIPAA") == "work"
+    assert kinds.get("Shutterfly") == "organisation" and kinds.get("IAM") == "topic"
+    assert not {"Ruddy Turnstones", "Refer", "Learning and Self-Improvement"} & set(kinds)
+
+
+def test_a_product_an_answer_presents_as_a_guide_s_title_stays_the_product() -> None:
+    chat = [
+        ("user", "I'm looking to improve my Google Analytics skills."),
+        ("assistant", '1. **"Google Analytics" by Jeffalytics**: A comprehensive guide to Google Analytics.'),
+    ]
+    assert {e.name: e.kind for e in conversation_entities(chat)}.get("Google Analytics") == "organisation"
+
+
+def test_a_place_an_itinerary_lists_with_what_to_do_there_is_still_a_place() -> None:
+    chat = [
+        ("user", "Plan my drive along the Oregon coast."),
+        ("assistant", "* **Three Capes Scenic Drive**: Take a detour on this scenic drive."),
+        ("user", "I'd love to do the Three Capes Scenic Drive."),
+    ]
+    assert "Three Capes Scenic Drive" in {e.name for e in conversation_entities(chat)}
