@@ -203,6 +203,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
+            if ROLE_BEFORE.search(before):
+                continue  # "I want you to act as a Travel Guide": a prompt's role, not a name
             shop = shop_named_in_possessive(text_of, text[end : end + 32])
             if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
                 names, label = [shop], "ORG"
@@ -242,6 +244,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             if any(a < end and start < b for a, b in covered) or any(a <= start < b for a, b in skip):
                 continue
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
+                continue
+            if ROLE_BEFORE.search(text, max(0, start - 40), start):
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
@@ -298,6 +302,7 @@ def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str |
     return kind if any(common_word(w, lower_words) for w in words[1:]) else "person"
 
 
+ROLE_BEFORE = re.compile(r"\b[Aa]ct as (?:an?|the|my)\s+[\"\u201c]?$")
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it
 
 

@@ -61,6 +61,8 @@ def ner_spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple
             end = grown_end
         elif place := POSSESSIVE_PLACE.match(text_of_doc, end):  # "Regent's Park" read as LOC "Regent"
             end, label = place.end(), "FAC"  # its last word says what it is: "St. Mary's Church" is a parish
+        elif label == "GPE" and (service := PUBLIC_BODY_AFTER.match(text_of_doc, end)):
+            end, label = service.end(), "ORG"  # "Broward County Transit", read as GPE "Broward County"
         if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
             end = eponym.end()
         if grown and label == "GPE" and CAMPUS_OF.search(text_of_doc, grown[-1][0], start):
@@ -71,6 +73,11 @@ def ner_spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple
     return grown
 
 
+# A place's public service after its name: "Broward County Transit", "Seattle Public Library".
+PUBLIC_BODY_AFTER = re.compile(
+    r"[\x20\t](?:Transit(?: Authority)?|Public Schools|Public Library|Police Department|Fire Department|Sheriff's "
+    r"Office|Parks and Recreation|Water District|Health Department|School District|City Council|County Council)\b"
+)
 CAMPUS_OF = re.compile(r"\b(?:University of [A-Z][\w ]*|State University),\s*$")
 
 

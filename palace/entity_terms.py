@@ -106,7 +106,8 @@ SUGGESTED = r"^[ \t]*(?:\d+[.)]|[-*\u2022])[ \t]*\*\*{}:?\*\*[ \t]*[:\u2013-]?[ 
 TO_DO = (
     "Plan|Create|Make|Host|Set up|Hold|Organi[sz]e|Arrange|Bring|Ask|Invite|Display|Share|Write|Put together|Cook|"
     "Bake|Prepare|Decorate|Collect|Gather|Design|Build|Encourage|Incorporate|Send|Record|Compile|Assemble|Hang|"
-    "Print|Light|Plant|Release|Dedicate|Frame|Fill"
+    "Print|Light|Plant|Release|Dedicate|Frame|Fill|Hide|Have|Play|Give|Pass|Put|Set|Let|Tape|Blindfold|Divide|Line "
+    "up|Dress|Wrap|Stack|Toss|Draw|Sing|Dance|Pretend"
 )
 
 

@@ -1692,3 +1692,16 @@ def test_a_place_an_itinerary_lists_with_what_to_do_there_is_still_a_place() -> 
         ("user", "I'd love to do the Three Capes Scenic Drive."),
     ]
     assert "Three Capes Scenic Drive" in {e.name for e in conversation_entities(chat)}
+
+
+def test_a_prompt_s_role_a_game_an_answer_offers_a_camera_maker_and_a_county_s_transit() -> None:
+    """From blind49's misses: "act as an English Pronunciation Helper" is a role; "**Baby Toy Hunt**: Hide baby
+    toys …" a game the person picks by its label; a Rolleiflex a camera maker's; "Broward County Transit" a body."""
+    chat = [
+        ("user", "Act as an English Pronunciation Helper. Games for the kids? I have a 1960s Rolleiflex too."),
+        ("assistant", "1. **Baby Toy Hunt**: Hide baby toys around the party area."),
+        ("user", "I'll go with the Baby Toy Hunt. I will check with Broward County Transit about buses."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert not {"English Pronunciation Helper", "Baby Toy Hunt"} & set(kinds)
+    assert kinds.get("Rolleiflex") == "organisation" and kinds.get("Broward County Transit") == "organisation"
