@@ -364,7 +364,7 @@ HEADED_LIST = re.compile(
     r"worth\s+\w+|that\s+\w+(?:\s+\w+)?))?\s*\**:[ \t]*\n(?:[ \t]*\n)*"
     r"(?P<entries>(?:[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[^\n]*(?:\n[ \t]*)*)+)"
 )
-AFTER_PREPOSITION = re.compile(r"\b(?:for|with|of|to|in|about|from|by|among|between)\s+(?:\S+\s+){0,2}$")
+AFTER_PREPOSITION = re.compile(r"\b(?:for|with|of|to|in|about|from|by|among|between)\s+(?:\S+\s+){0,4}$")
 # An entry's name: the line after its marker, up to a colon, a dash, a bracket or "by".
 LIST_ENTRY = re.compile(
     r"^[ \t]*(?:[-*\u2022+]|\d+[.)])[ \t]+[*_\"\u201c]*([^\n]*?)[*_\"\u201d]*"

@@ -180,6 +180,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return None
     if known_kind(name):
         return known_kind(name)
+    if kind in ("person", "place") and re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]*){2,}", name):
+        return "organisation"  # "MapMyRun": three words run together are an app's or a brand's name
     if kind == "person" and GROUP.match(name):
         return "organisation"  # "The Eagles", "The Temptations": a group, not one person
     if place_name(name) and (label != "PERSON" or not personal_name(name)):

@@ -130,7 +130,11 @@ def split_conjunction(name: str, text: str) -> list[str]:
     `text` (the conversation); "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
     if CAMPUS.match(name):  # "University of California, Berkeley": one school, named with its campus
         return [name]
-    parts = re.split(r"\s+(?:and|And|&|or)\s+|,\s*", name)
+    parts = [  # "&" joins one name ("Wits & Wagers", "Barnes & Noble"), unless both sides are brands
+        piece
+        for part in re.split(r"\s+(?:and|And|or)\s+|,\s*", name)
+        for piece in (part.split(" & ") if all(p.lower() in BRANDS for p in part.split(" & ")) else [part])
+    ]
     if len(parts) == 2 and parts[0] in COMPASS_WORDS and len(parts[1].split()) == 2:
         region, whole = parts[1].split()
         if region in COMPASS_WORDS:  # "Central and South America": two regions sharing the noun

@@ -204,7 +204,7 @@ SPECIES = re.compile(
     r"^[A-Z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?\s+(?:Cardinal|Jay|(?:Oriole|Chickadee|Titmouse|Titmice|Woodpecker|"
     r"Warbler|Sparrow|Wren|Hummingbird|Bluebird|Heron|Thrush|Nuthatch|Grosbeak|Tanager|Kingfisher|Egret|Flycatcher|"
     r"Vireo|Junco|Kinglet|Towhee|Blackbird|Robin|Finch|Turnstone|Sandpiper|Plover|Cormorant|Ibis|Stork|Starling|"
-    r"Mockingbird|Catbird|Loon|Grebe|Magpie|Pipit|Bunting|Goldfinch|Kestrel|Merganser|Wigeon|Pheasant|Grouse|Cichlid|"
+    r"Mockingbird|Catbird|Loon|Grebe|Dove|Magpie|Pipit|Bunting|Goldfinch|Kestrel|Merganser|Wigeon|Pheasant|Grouse|Cichlid|"
     r"Tetra|Gourami|Rasbora|Danio)(?:e?s)?)$"  # teams: plural
 )
 

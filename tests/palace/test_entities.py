@@ -1705,3 +1705,21 @@ def test_a_prompt_s_role_a_game_an_answer_offers_a_camera_maker_and_a_county_s_t
     kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
     assert not {"English Pronunciation Helper", "Baby Toy Hunt"} & set(kinds)
     assert kinds.get("Rolleiflex") == "organisation" and kinds.get("Broward County Transit") == "organisation"
+
+
+def test_a_game_joined_by_an_ampersand_a_heading_s_people_after_a_preposition_and_an_app_s_run_together_name() -> None:
+    """From blind50's misses: "Wits & Wagers" is one game, and a list "for a game night with your family and
+    friends:" lists games, not people; "MapMyRun" is an app; a mourning dove a bird."""
+    chat = [
+        ("user", "Board games like Scattergories? We need games for 6-8 players."),
+        (
+            "assistant",
+            "Here are options perfect for a game night with your family and friends:\n\n1. **Wits & Wagers**: A "
+            "party game.\n2. **Taboo**: A word game.\n3. **Pictionary**: A drawing game.\n\nStart with Wits & "
+            "Wagers or Taboo.",
+        ),
+        ("user", "My family would enjoy Wits & Wagers and Taboo. I log runs with MapMyRun and saw Mourning Doves."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert kinds.get("Wits & Wagers") == "work" and not {"Wits", "Wagers", "Mourning Doves"} & set(kinds)
+    assert kinds.get("MapMyRun") == "organisation"
