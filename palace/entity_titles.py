@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from palace.entity_cues import apposed_kind
 from palace.entity_kinds import QUOTED, branded
 from palace.entity_names import DATED, NOT_ENTITIES, clean, everyday_words
-from palace.gazetteers import is_brand, known_kind, opens_sentence, place_name
+from palace.gazetteers import BRANDS_NEED_CAPITAL, is_brand, known_kind, opens_sentence, place_name
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
 TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())
@@ -49,7 +49,13 @@ def presented_titles(text: str) -> set[str]:
     """The titles `text` presents as works (PRESENTED_TITLE), lower case; not a product's name ("**"Google
     Analytics" by Jeffalytics**", a guide to it: the person who names it means the product)."""
     titles = (m.group(1).strip() for m in PRESENTED_TITLE.finditer(text))
-    return {title.lower() for title in titles if title_case(title) and not (branded(title) or is_brand(title))}
+    return {title.lower() for title in titles if title_case(title) and not product(title)}
+
+
+def product(title: str) -> bool:
+    """A brand, or a brand's product named with the brand first ("Google Analytics"); not a title that opens with
+    a word a brand shares ("Sharp Objects")."""
+    return is_brand(title) or (branded(title) and title.split()[0].lower() not in BRANDS_NEED_CAPITAL)
 
 
 def works_named(

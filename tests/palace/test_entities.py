@@ -1683,6 +1683,12 @@ def test_a_product_an_answer_presents_as_a_guide_s_title_stays_the_product() -> 
         ("assistant", '1. **"Google Analytics" by Jeffalytics**: A comprehensive guide to Google Analytics.'),
     ]
     assert {e.name: e.kind for e in conversation_entities(chat)}.get("Google Analytics") == "organisation"
+    chat = [  # a title that opens with a word a brand shares is still a title
+        ("user", "Thrillers like Gone Girl? I'm now listening to Gillian Flynn's Sharp Objects."),
+        ("assistant", "1. **Sharp Objects** by Gillian Flynn: dark."),
+        ("user", "I loved Sharp Objects, it is so dark."),
+    ]
+    assert {e.name: e.kind for e in conversation_entities(chat)}.get("Sharp Objects") == "work"
 
 
 def test_a_place_an_itinerary_lists_with_what_to_do_there_is_still_a_place() -> None:
