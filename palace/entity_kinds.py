@@ -164,6 +164,13 @@ THING_AFTER = re.compile(
 
 # A plural after "The", where a person's name would be: a band or a group ("The Eagles", "The Temptations").
 GROUP = re.compile(r"The\s[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s[A-ZÀ-ÖØ-Þ][\w'-]*)*s$")
+
+
+def is_group(name: str) -> bool:
+    """A band or a group, by its name's shape: "The Eagles", "Anderson .Paak & The Free Nationals"."""
+    return bool(GROUP.match(name)) or " & " in name
+
+
 # " by " after a title's last word or its closing quote: what follows is its author.
 AUTHOR_BEFORE = re.compile(r"(?:\b[A-ZÀ-ÖØ-Þ][\w'\u2019-]*|\d+)[\"\u201d'\u2019]?\s+by\s+$")
 PERSONAL_NAME = re.compile(
@@ -182,8 +189,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return known_kind(name)
     if kind in ("person", "place") and re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]*){2,}", name):
         return "organisation"  # "MapMyRun": three words run together are an app's or a brand's name
-    if kind == "person" and GROUP.match(name):
-        return "organisation"  # "The Eagles", "The Temptations": a group, not one person
+    if kind == "person" and is_group(name):
+        return "organisation"  # "The Eagles", "Anderson .Paak & The Free Nationals": a group, not one person
     if place_name(name) and (label != "PERSON" or not personal_name(name)):
         return "place"  # "the Maldives" read as ORG, "Central America" as LOC or ORG
     if name in STATE_CODES and re.search(r"[A-ZÀ-ÖØ-Þ][\w.'-]*,\s?$", before):

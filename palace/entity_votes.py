@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind, headed_lists
-from palace.entity_kinds import GROUP, shape_kind
+from palace.entity_kinds import is_group, shape_kind
 from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
 from palace.short_forms import alias_regex
@@ -64,7 +64,7 @@ def kinds_from_cues(entities: Sequence[Entity], texts: Sequence[str]) -> None:
                 break
             before, after = whole[max(0, match.start() - 60) : match.start()], whole[match.end() : match.end() + 60]
             kind = cue_kind(before, after, match.group(0))
-            if kind == "person" and GROUP.match(entity.name):
+            if kind == "person" and is_group(entity.name):
                 kind = "organisation"  # ""Hotel California" by The Eagles": the band
             if kind is not None:
                 votes[kind] += 1

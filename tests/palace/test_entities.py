@@ -1613,6 +1613,7 @@ def test_a_band_after_a_lower_case_the_an_address_s_streets_and_towns_and_a_piec
     kinds = {entity.name: entity.kind for entity in conversation_entities(said)}
     assert kinds.get("The Beatles") == "organisation" and kinds.get("Motown") == "organisation"
     assert kinds.get("The Eagles") == "organisation"
+    assert kind_in_context("Anderson .Paak & The Free Nationals", "PERSON", "thinking of ", False) == "organisation"
     address = "Address:\n20 Park Street  \nFonda, NY 12068\n\nPlanning and Development 1033 Fifth Street\n"
     said = [
         ("user", address + "Clovis, California"),
