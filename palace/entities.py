@@ -180,7 +180,11 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 # "Book Club on Goodreads", "Facebook into Goodreads": two names, not one
                 text_of, end = text_of[: joined.start()], start + joined.start()
             author = re.search(r"\s+by\s+(.+)$", text_of)
-            if author and PERSONAL_NAME.match(author.group(1)) and (label == "WORK_OF_ART" or personal_name(author[1])):
+            if (
+                author
+                and PERSONAL_NAME.match(author.group(1))
+                and (label == "WORK_OF_ART" or personal_name(author.group(1)))
+            ):
                 # "The Power by Naomi Alderman", read as one name: a title and its author
                 found.append((author.group(1), "person"))
                 covered.append((start + author.start(1), end))
@@ -246,7 +250,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
             if ROLE_BEFORE.search(text, max(0, start - 40), start):
-                continue
+                continue  # "act as an English Pronunciation Helper"
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
             # A place the user went to may be named in any words ("went to Buy Buy Baby").

@@ -375,11 +375,9 @@ def gazetteer_mentions(
         if free(match.start()) and not opens_sentence(text, match.start()):
             found.append((match.group(1), KNOWN_KINDS[re.sub(r"^the\s+", "", match.group(1).lower())]))
     for match in TOWN_IN_STATE.finditer(text):  # "Clovis, California", an address's line; "Albany, NY 12205"
-        line_start, line_end = (
-            text.rfind("\n", 0, match.start()) + 1,
-            (text.find("\n", match.end()) + 1 or len(text) + 1),
-        )
-        own_line = not text[line_start : match.start()].strip(" \t*-") and not text[match.end() : line_end - 1].strip()
+        line_start, line_end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
+        rest = text[match.end() : line_end if line_end >= 0 else len(text)]
+        own_line = not text[line_start : match.start()].strip(" \t*-") and not rest.strip()
         if free(match.start()) and (own_line or re.search(r"\d{5}", match.group(0))):
             found.append((match.group(1), "place"))
     for match in BAND_AFTER_THE.finditer(text):
