@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from palace.entity_aliases import Entity, drop_derived, fold_acronyms, merge_aliases
+from palace.entity_aliases import Entity, drop_derived, fold_acronyms, fold_into_methods, merge_aliases
 from palace.entity_answers import recurring_names, second_opinion, surnames_in_full
 from palace.entity_kinds import (
     KIND_OF_LABEL,
@@ -207,8 +207,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
-            if ROLE_BEFORE.search(before):
-                continue  # "I want you to act as a Travel Guide": a prompt's role, not a name
+            if ROLE_BEFORE.search(before) or (ORDINAL_BEFORE.search(before) and " " not in text_of.strip()):
+                continue  # "I want you to act as a Travel Guide": a prompt's role; "(7th Gen)": a generation
             shop = shop_named_in_possessive(text_of, text[end : end + 32])
             if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
                 names, label = [shop], "ORG"
@@ -249,8 +249,10 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 continue
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
-            if ROLE_BEFORE.search(text, max(0, start - 40), start):
-                continue  # "act as an English Pronunciation Helper"
+            if ROLE_BEFORE.search(text, max(0, start - 40), start) or (
+                ORDINAL_BEFORE.search(text, max(0, start - 40), start) and " " not in name
+            ):
+                continue  # "act as an English Pronunciation Helper"; "the 3rd Edition"
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
             # A place the user went to may be named in any words ("went to Buy Buy Baby").
@@ -307,6 +309,7 @@ def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str |
 
 
 ROLE_BEFORE = re.compile(r"\b[Aa]ct as (?:an?|the|my)\s+[\"\u201c]?$")
+ORDINAL_BEFORE = re.compile(r"\b\d+(?:st|nd|rd|th)\s+$")  # one word after it is a generation's or an edition's
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it
 
 
@@ -374,6 +377,7 @@ def conversation_entities(
         entities += surnames_in_full(entities, other_texts, lower_words)
         entities = fold_acronyms(entities)
         second_opinion(entities, other_texts, nlp)
+    entities = fold_into_methods(entities)
     kinds_from_cues(entities, [text for _, text in turns])
     kinds_from_lists(entities, [text for _, text in turns])
     entities += names_from_lists(entities, texts, lower_words)

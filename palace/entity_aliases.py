@@ -8,7 +8,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from palace.entity_kinds import ORG_SUFFIX
+from palace.entity_kinds import ORG_SUFFIX, WAY_OF_DOING
 from palace.entity_names import TITLES, initials, key
 from palace.gazetteers import BRANDS, known_kind, place_name
 from palace.short_forms import ALIASES, SHORT_FORMS_OF
@@ -143,6 +143,21 @@ def fold_acronyms(entities: list[Entity]) -> list[Entity]:
             whole.aliases |= entity.aliases
             whole.mentions += entity.mentions
             whole.labels.update(entity.labels)
+            kept.remove(entity)
+    return kept
+
+
+def fold_into_methods(entities: list[Entity]) -> list[Entity]:
+    """Fold a one-word name into the method named after it ("my Pomodoro sessions" once "the Pomodoro Technique"
+    is named; "Keto" and "the Keto Diet"), unless the word is a person's name ("Feynman")."""
+    kept = list(entities)
+    for entity in entities:
+        if " " in entity.name or entity.kind == "person":
+            continue
+        methods = [o for o in kept if o.name.startswith(f"{entity.name} ") and WAY_OF_DOING.search(o.name)]
+        if len(methods) == 1 and len(methods[0].name.split()) == 2:
+            methods[0].aliases |= entity.aliases
+            methods[0].mentions += entity.mentions
             kept.remove(entity)
     return kept
 

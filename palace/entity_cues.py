@@ -45,20 +45,22 @@ MADE_THINGS = (
     r"(?:grill|laptop|headphones|earbuds|tripod|backpack|sneakers|boots|shoes|loafers|sandals|jeans|jacket|kayak|"
     r"blender|vacuum|mattress|stroller|thermostat)"
 )
+# A device sold under a name, filed with its maker's brand: "the S Pen, an advanced stylus".
+DEVICE_NOUNS = r"(?:stylus|tablet|smartphone|laptop|headset|smartwatch|e-reader|console)"
 WORK_NOUNS = (
     r"(?:painting|sculpture|statue|mural|novel|book|books|trilogy|saga|movie|film|documentary|docuseries|"
     r"podcast|album|song|musical|opera|video game|game|franchise|comic|manga|anime|sitcom|episode|soundtrack|"
     r"coin|nickel|penny|dime|stamp|banknote|roller coaster|coaster|dark ride|thrill ride)"
 )
-# The describing words of an apposition are lower case, a hyphenated compound ("a UK-based YouTuber") or a
-# nationality ("a French brand", "an American singer"): another capitalised word there starts another name
+# The describing words of an apposition are lower case (a possessive too: "one of the series' villains"), a
+# hyphenated compound ("a UK-based YouTuber") or a nationality ("a French brand", "a Korean-American artist"): another capitalised word there starts another name
 # ("Paris, the Paris Museum Pass"). A preposition ends them: "X is an excellent choice for photographers" is a
 # choice, whoever it is for.
 NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which)\s)"
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"
-    r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*,?|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
-    r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic))\s+){0,3}?"
+    r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*(?:['\u2019]s?)?,?|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
+    r"(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic)-?)+)\s+){0,3}?"
 )
 APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
 # A list entry's description after its name, bold or not: "Sweetgreen (7-minute walk): A popular salad chain",
@@ -70,8 +72,8 @@ ENTRY_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*\u2022+][ \t]+|\d+[.)][ \t]*)?[*_
 # players guess" is a game, whoever plays it), or the last of a compound of them ("a French film director"). "A
 # comedy-drama series" is a show there; after a name, "the Fresh Foam series" is a maker's line of shoes.
 KIND_NOUN = (
-    rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS})|(?P<place>{PLACE_NOUNS})|"
-    rf"(?P<work>{WORK_NOUNS}|series|miniseries|show))\b"
+    rf"(?:(?P<person>{PERSON_NOUNS})|(?P<organisation>{ORG_NOUNS}|{DEVICE_NOUNS})|(?P<place>{PLACE_NOUNS})|"
+    rf"(?P<work>{WORK_NOUNS}|series|miniseries|show))\b(?!['\u2019])"
 )
 APPOSED = re.compile(APPOSITION + KIND_NOUN, re.I)
 ENTRY_APPOSED = re.compile(ENTRY_APPOSITION + KIND_NOUN, re.I)
@@ -114,8 +116,15 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "person",
     ),
-    # "the Goodwill store", "Macy's website": the shop's, the app's — a business
-    (re.compile(r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service)\b"), "organisation"),
+    # "the Goodwill store", "Macy's website", "your Beauty Insider account", "the Keisei Skyliner train": the
+    # shop's, the app's, a scheme's or a line's — a business
+    (
+        re.compile(
+            r"^(?:'s|\u2019s)?\s+(?:app|website|stores?|locations|outlets?|customer service|account|membership|"
+            r"trains?|bus|buses|shuttles?|ferry|ferries)\b"
+        ),
+        "organisation",
+    ),
     # "Mendeley's Word plugin", "Notion's auto-suggest feature": a piece of software's parts
     (
         re.compile(
@@ -157,8 +166,12 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"\b" + PERSON_NOUNS + r"\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I), "person"),
     (
-        re.compile(r"\b" + PLACE_NOUNS + r"s?\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$", re.I),
-        "place",
+        re.compile(
+            r"\b(?:" + PLACE_NOUNS + r"s?|temples|shrines|landmarks|national parks|beaches|islands|lakes|mountains|"
+            r"trails|monuments)\s*,?\s+(?:like|such as|including)\s+" + LISTED + r"$",
+            re.I,
+        ),
+        "place",  # "temples and shrines, including Fushimi Inari"
     ),
     (
         re.compile(r"\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}" + ORG_NOUNS + r",\s+(?:the\s+)?$", re.I),

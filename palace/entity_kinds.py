@@ -51,9 +51,12 @@ PLACE_SUFFIX = re.compile(
     r"Palace|Cathedral|Basilica|Chapel|Temple|Memorial|Monument|Towers?|Skydeck|Meadow|"
     r"Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
-    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|"
+    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|City\s+Hall|"
     r"North|South|East|West)$"
 )
+# A street's last word that is also a product's or a phrase's ("Google Drive", "Memory Lane"): a place only when
+# no brand, and no person, owns the name ("Oakbrook Drive", "Sunset Boulevard"; not "Lois Lane").
+STREET_SUFFIX = re.compile(r"(?<=\w )(?<!Memory )(?:Drive|Boulevard|Blvd|Lane)$")
 
 
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
@@ -157,9 +160,12 @@ VENUE_CUE = re.compile(
 # What follows a name and says it is not a person: "Coursera's courses", "Sephora store".
 THING_AFTER = re.compile(
     r"^(?:'s|\u2019s|'|\u2019)?\s+(?:app|website|site|store|stores|shop|platform|course|courses|account|brand|products?|"
-    r"subscription|membership|card|model|series|rewards|loyalty|pharmacy|locations?|gift cards?|points)\b",
+    r"subscription|membership|card|model|series|rewards|loyalty|pharmacy|locations?|gift cards?|points|"
+    r"trains?|bus|buses|shuttles?|ferry|ferries)\b",  # "the Keisei Skyliner train", "the Airport Limousine bus"
     re.I,
 )
+# What follows a scheme one joins: "your Beauty Insider account", "Prime membership" — the business's, not a title.
+MEMBER_AFTER = re.compile(r"^\s+(?:account|membership|rewards|loyalty|points|card|subscription)\b", re.I)
 
 
 # A plural after "The", where a person's name would be: a band or a group ("The Eagles", "The Temptations").
@@ -216,6 +222,8 @@ def kind_in_context(name: str, label: str, before: str, quoted: bool, after: str
         return "project"
     if not quoted and BAND_PLURAL_AFTER.search(after) and kind in ("person", "organisation", "work"):
         return "organisation" if kind != "person" or name.endswith("s") else "person"
+    if kind == "work" and not quoted and MEMBER_AFTER.search(after):
+        return "organisation"  # "my Beauty Insider account": a shop's scheme, not a title
     if (quoted or kind == "work") and brand_owned(before):
         return "organisation"  # Behr's "Soft Chamois": a brand's product line, not a title
     if quoted or (WORK_CUE.search(before) and not after.startswith(("'s", "\u2019s", "' ", "\u2019 "))):
@@ -313,8 +321,8 @@ def kind_of(name: str, label: str) -> str | None:
         return "topic"
     if INITIALLED.match(name):
         return "person"
-    if ACRONYM_AND_NOUNS.fullmatch(name):
-        return "topic"  # "BBQ party", "SEO tips": a subject, whatever the small model read
+    if ACRONYM_AND_NOUNS.fullmatch(name) or chemical_formula(name):
+        return "topic"  # "BBQ party", "SEO tips", "Na2S2O3": a subject, whatever the small model read
     if name.endswith("ism") and " " not in name:  # Judaism, Buddhism: a topic, not an organisation
         return "topic"
     if EVENT_SUFFIX.search(name) and label not in ("GPE", "LOC"):
@@ -350,6 +358,10 @@ def kind_of(name: str, label: str) -> str | None:
         return "organisation"  # "Brydge 10.2", "Specialized Tactic 3.0": a product's model, not a title
     if kind == "person" and CAPITALS.fullmatch(name):
         return "organisation"  # "CUNY", "NGK": a name in capitals is a body's or a brand's, rarely a person's
+    if kind == "person" and (town := TOWN_AND_CODE.fullmatch(name)) and town.group(2) in STATE_CODES:
+        return "place"  # "Houston TX": a town and its state's postal code
+    if kind == "person" and ACRONYM_LAST.search(name):
+        return "organisation"  # "Git LFS": a tool's or a body's name ends in an acronym, a person's does not
     if PERSON_TITLE.match(name):
         return "person"  # "Infanta Isabella Clara Eugenia", "Queen Victoria": no suffix above made it a place
     if personal_name(name) and not known_kind(name) and label in ("PERSON", "GPE", "LOC", "FAC"):
@@ -373,13 +385,32 @@ def dish_venue(name: str) -> bool:
 
 
 ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
+ELEMENTS = (
+    "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr Rb Sr Y Zr "
+    "Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Nd Sm Eu Gd Pt Au Hg Tl Pb Bi Po At Rn Ra U Pu"
+).split()
+FORMULA = re.compile(r"(?:(?:" + "|".join(sorted(ELEMENTS, key=len, reverse=True)) + r")\d*){2,}")
+
+
+def chemical_formula(name: str) -> bool:
+    """ "Na2S2O3", "HCl", "CO2": two or more elements' symbols, with a count or a two-letter symbol among them
+    (not "NBC", three one-letter symbols that spell an acronym)."""
+    return bool(FORMULA.fullmatch(name)) and bool(re.search(r"\d|[A-Z][a-z]", name))
+
+
+TOWN_AND_CODE = re.compile(r"([A-Z][a-z]+(?: [A-Z][a-z]+)?),? ([A-Z]{2})")
+# An acronym last, after a word in small letters: not a person's roman numeral ("Henry VIII") nor a suffix.
+ACRONYM_LAST = re.compile(r"(?<=[a-z] )(?!(?:[IVX]+|MD|PhD|DDS|RN|Jr|Sr)$)[A-Z]{2,}$")
 
 
 def place_shaped(name: str) -> bool:
     """A place word ends or starts the name ("Navy Pier", "Lake Tahoe"); a given name and a compass point,
-    a Grove or a Row is a person's name ("Claire North", "Kanye West", "Andy Grove")."""
+    a Grove or a Row is a person's name ("Claire North", "Kanye West", "Andy Grove"); a street's word ends a
+    place's name when no brand owns it ("Oakbrook Drive", not "Google Drive")."""
     if PLACE_PREFIX.match(name):
         return True
+    if STREET_SUFFIX.search(name):
+        return not (branded(name) or known_kind(name) or personal_name(name))
     suffix = PLACE_SUFFIX.search(name)
     return suffix is not None and not (suffix.group(0) in SURNAME_LIKE and personal_name(name))
 

@@ -18,11 +18,12 @@ TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from i
 WORK_AFTER_QUOTE = re.compile(
     r"[\"\u201d'\u2019]?,?\s+(?:by\s+[A-ZÀ-ÖØ-Þ]|(?:channel|podcast|series|course|class|book|novel|memoir|documentary|"
     r"docuseries|album|song|single|film|movie|show|audiobook|playlist|article|essay|poem|play|musical|episode|"
-    r"video|game|workshop|webinar|newsletter)\b)"
+    r"video|game|workshop|webinar|newsletter)\b|(?:starring|directed\s+by|narrated\s+by)\s)"
 )
 WORK_BEFORE_QUOTE = re.compile(
     r"\b(?:book|novel|memoir|course|class|channel|podcast|series|show|documentary|film|movie|album|song|article|"
-    r"essay|audiobook|game|titled|entitled|called|read|reading|finished|watched|watching|listened to|listening to)"
+    r"essay|audiobook|game|titled|entitled|called|read|reading|finished|watched|watching|listened to|listening to|"
+    r"(?:books|novels|films|movies|shows|series|albums|songs|podcasts)\s+(?:similar\s+to|like|such\s+as))"
     r"\s*[\"\u201c'\u2018]$",
     re.I,
 )
@@ -72,7 +73,7 @@ def works_named(
             named.add(maker.lower())
         found.append((work, "work"))
     found += [(work, "work") for work in presented_again(text, presented, taken) if work.lower() not in named]
-    entries = presented_again(text, set(introduced), taken)  # "I'll try out TV Time"
+    entries = presented_again(text, set(introduced), taken, single=True)  # "I'll try out TV Time", "Sortly"
     return found + [(name, introduced[name.lower()]) for name in entries if name.lower() not in named]
 
 
@@ -90,17 +91,22 @@ def introduced_names(context: str, lower_words: set[str]) -> dict[str, str]:
         kind = apposed_kind(
             context[max(0, match.start(1) - 40) : match.end(1)], context[match.end(2) : match.end(2) + 80]
         )
+        if " " not in name and name.lower() in lower_words:
+            continue  # "**Journal**: a notebook app", and "journal" said in lower case too: a word, not a name
         if kind and title_case(name) and not (kind == "work" and everyday_words(name, lower_words)):
             found[name.lower()] = kind
     return found
 
 
-def presented_again(text: str, presented: set[str], taken: Sequence[tuple[int, int]]) -> list[str]:
-    """The presented titles of two or more words (`presented`, lower case) that `text` names again, as written,
-    in title case and mid-sentence: "I'm interested in The Power" after "**The Power** by Naomi Alderman"."""
+def presented_again(
+    text: str, presented: set[str], taken: Sequence[tuple[int, int]], *, single: bool = False
+) -> list[str]:
+    """The presented titles of two or more words (`presented`, lower case; or of one word, when `single`) that
+    `text` names again, as written, in title case and mid-sentence: "I'm interested in The Power" after "**The
+    Power** by Naomi Alderman"."""
     found, low = [], text.lower()
     for title in presented:
-        at = low.find(title) if " " in title else -1
+        at = low.find(title) if single or " " in title else -1
         while at != -1:
             end = at + len(title)
             bounded = (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum())

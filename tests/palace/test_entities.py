@@ -7,7 +7,7 @@ from palace import extraction, titles, topics
 from palace.entities import conversation_entities
 from palace.entity_aliases import Entity, drop_derived
 from palace.entity_cues import cue_kind
-from palace.entity_kinds import kind_in_context
+from palace.entity_kinds import kind_in_context, kind_of
 from palace.entity_names import clean
 from palace.entity_runs import capitalised_runs
 from palace.entity_votes import brands_of_products
@@ -1730,3 +1730,70 @@ def test_a_game_joined_by_an_ampersand_a_heading_s_people_after_a_preposition_an
     kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
     assert kinds.get("Wits & Wagers") == "work" and not {"Wits", "Wagers", "Mourning Doves"} & set(kinds)
     assert kinds.get("MapMyRun") == "organisation"
+
+
+def test_streets_a_town_with_its_state_s_code_a_city_hall_and_a_tool_named_with_an_acronym() -> None:
+    """From blind51-52's misses: "Oakbrook Drive" is a street (not "Google Drive", nor "Lois Lane"), "Houston
+    TX" a town, "LA City Hall" a place, "Git LFS" a tool, and "(7th Gen)" no one."""
+    chat = [
+        (
+            "user",
+            "Turn left onto Oakbrook Drive, then past Lois Lane's statue. I saved it in Google Drive. The blast "
+            "reaches almost to Houston TX. I'd shoot from the LA City Hall observation deck. That is why Git LFS "
+            "was created. Is the Apple iPad (7th Gen) good?",
+        ),
+        ("assistant", "Sure."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert kinds.get("Oakbrook Drive") == "place" and kinds.get("Google Drive") == "organisation"
+    assert kinds.get("Lois Lane") == "person" and kinds.get("Houston TX") == "place"
+    assert kinds.get("LA City Hall") == "place" and kinds.get("Git LFS") == "organisation"
+    assert "Gen" not in kinds
+
+
+def test_appositions_with_a_compound_nationality_or_a_possessive_a_listed_shrine_and_a_device() -> None:
+    """ "A Korean-American artist" is a person, "one of the series' villains" a person (not a series), a shrine
+    listed after "temples and shrines, including" a place, "the S Pen, an advanced stylus" a maker's device."""
+    chat = [
+        (
+            "user",
+            "I love Anicka Yi. Tell me about Dio Brando. I'll visit temples and shrines, including Fushimi Inari.",
+        ),
+        (
+            "assistant",
+            "3. **Anicka Yi**: A Korean-American artist who creates installations.\n\nAs the son of Dio Brando, one "
+            "of the series' most notorious villains, Giorno struggles. Fushimi Inari is famous for its gates.",
+        ),
+        ("user", "Does the tablet support the S Pen?"),
+        ("assistant", "Yes, it supports the S Pen, an advanced stylus."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert kinds.get("Anicka Yi") == "person" and kinds.get("Dio Brando") == "person"
+    assert kinds.get("Fushimi Inari") == "place" and kinds.get("S Pen") == "organisation"
+
+
+def test_schemes_lines_methods_formulas_and_names_an_answer_introduces_in_one_word() -> None:
+    """ "your Beauty Insider account" and "the Keisei Skyliner train" are businesses'; "my Pomodoro sessions" are
+    the Pomodoro Technique's; "Na2S2O3" is a topic (a formula); "**Sortly**: An inventory app" is found when the person names it
+    again, and a quoted film before "starring" is a work."""
+    chat = [
+        ("user", "I like using the Pomodoro Technique. Any apps to track my stuff?"),
+        (
+            "assistant",
+            "1. **Sortly**: A comprehensive inventory app.\n2. **Journal**: A notebook app.\n\nSign in to your "
+            "Beauty Insider account. As a Beauty Insider, you earn points. Take the Keisei Skyliner train towards "
+            "Ueno; the Keisei Skyliner is fast.",
+        ),
+        (
+            "user",
+            "I'll try out Sortly. I'll keep a journal too. My Pomodoro sessions go well. I loved \"The Father\" "
+            "starring Anthony Hopkins.",
+        ),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert kinds.get("Pomodoro Technique") == "topic" and "Pomodoro" not in kinds
+    assert kinds.get("Sortly") == "organisation" and "Journal" not in kinds
+    assert kinds.get("Beauty Insider") == "organisation" and kinds.get("Keisei Skyliner") == "organisation"
+    assert kinds.get("The Father") == "work"
+    assert kind_of("Na2S2O3", "ORG") == "topic" and kind_of("HCl", "PRODUCT") == "topic"
+    assert kind_of("NBC", "ORG") == "organisation"  # three one-letter symbols spell an acronym, not a formula
