@@ -53,9 +53,9 @@ WORK_NOUNS = (
     r"coin|nickel|penny|dime|stamp|banknote|roller coaster|coaster|dark ride|thrill ride)"
 )
 # The describing words of an apposition are lower case (a possessive too: "one of the series' villains"), a
-# hyphenated compound ("a UK-based YouTuber") or a nationality ("a French brand", "a Korean-American artist"): another capitalised word there starts another name
-# ("Paris, the Paris Museum Pass"). A preposition ends them: "X is an excellent choice for photographers" is a
-# choice, whoever it is for.
+# hyphenated compound ("a UK-based YouTuber") or a nationality ("a French brand", "a Korean-American artist"):
+# another capitalised word there starts another name ("Paris, the Paris Museum Pass"). A preposition ends them:
+# "X is an excellent choice for photographers" is a choice, whoever it is for.
 NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which)\s)"
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"

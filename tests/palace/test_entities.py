@@ -1773,9 +1773,9 @@ def test_appositions_with_a_compound_nationality_or_a_possessive_a_listed_shrine
 
 
 def test_schemes_lines_methods_formulas_and_names_an_answer_introduces_in_one_word() -> None:
-    """ "your Beauty Insider account" and "the Keisei Skyliner train" are businesses'; "my Pomodoro sessions" are
-    the Pomodoro Technique's; "Na2S2O3" is a topic (a formula); "**Sortly**: An inventory app" is found when the person names it
-    again, and a quoted film before "starring" is a work."""
+    """A shop's scheme ("your Beauty Insider account") and a line ("the Keisei Skyliner train") are businesses;
+    "my Pomodoro sessions" are the Pomodoro Technique's; "Na2S2O3" is a topic (a formula); "**Sortly**: An
+    inventory app" is found when the person names it again; a quoted film before "starring" is a work."""
     chat = [
         ("user", "I like using the Pomodoro Technique. Any apps to track my stuff?"),
         (
