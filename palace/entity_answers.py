@@ -22,7 +22,7 @@ from palace.entity_names import (
     not_a_name_here,
 )
 from palace.entity_titles import field_spans, presented_titles, table_spans
-from palace.gazetteers import GIVEN_NAMES, known_kind
+from palace.gazetteers import GIVEN_NAMES, known_kind, personal_name
 from palace.short_forms import alias_regex
 from palace.topics import generic_words
 
@@ -133,7 +133,14 @@ def second_opinion(entities: Sequence[Entity], other_texts: Sequence[str], nlp: 
     Sephora"). For each such "person" that is no one's relative, read up to SECOND_OPINION_SENTENCES
     sentences of the other side that name it and let their labels vote: a handful of sentences per
     conversation, not a pass over the assistant's text (which would cost a fifth of mining's time)."""
-    people = [e for e in entities if e.kind == "person" and e.relation is None and known_kind(e.name) is None]
+    people = [
+        e
+        for e in entities
+        if e.kind == "person"
+        and e.relation is None
+        and known_kind(e.name) is None
+        and not (" " in e.name and personal_name(e.name))  # "Brad Traversy's channel" names him, not a firm
+    ]
     sentences: list[str] = []
     owners: list[Entity] = []
     for entity in people:

@@ -28,6 +28,7 @@ NOT_ENTITIES = frozenset(
     mp3 mp4 wav flac aac jpeg jpg png gif heic raw csv json xml
     bbq tv rv rvs suv suvs atv atvs
     rabbi pastor priest reverend imam cantor
+    sikh sikhs hindu hindus muslim muslims jew jews buddhist buddhists jain jains catholics protestants mormons
     covid covid-19 instagram-worthy
     monday tuesday wednesday thursday friday saturday sunday
     january february march april may june july august september october november december

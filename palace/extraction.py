@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from memory_site.lib.text import content_words
 from palace import entities as ner
 from palace.entities import Entity
+from palace.entity_names import NOT_ENTITIES
 from palace.gazetteers import opens_sentence
 from palace.short_forms import alias_regex
 
@@ -45,6 +46,8 @@ ITEM = re.compile(
 PROJECT = re.compile(
     r"\b(?:project|repo|startup)\s+(?:called\s+|named\s+)([A-Z][\w-]+)|\b([A-Z][\w-]+)\s+(?:project|repo)\b"
 )
+# A word made into an adjective ("AI-powered", "cloud-based", "kid-friendly"): what kind of project, not its name.
+DESCRIBING_WORD = re.compile(r"-[a-z]+(?:ed|ing|based|friendly|free|proof|ready)$")
 # An app the user uses, by name ("an app called Down Dog"): an organisation's product, whatever NER says.
 APP = re.compile(r"\bapp\s+(?:called|named)\s+((?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+){0,2})")
 # Where an owned thing's words end and the sentence goes on: "owns the board and I'm doing the electronics".
@@ -96,12 +99,16 @@ def patterns(text: str, found: Extraction) -> None:
 
 
 def _projects(texts: Sequence[str]) -> Counter[str]:
-    """ "a project called Heron", "the Heron project"; not "My project is …", whose capital is the sentence's."""
+    """ "a project called Heron", "the Heron project"; not "My project is …", whose capital is the sentence's, nor
+    "a fun DIY project" or "AI-powered project management tools", a kind of project."""
     names: Counter[str] = Counter()
     for text in texts:
         for match in PROJECT.finditer(text):
+            name = match.group(1) or match.group(2)
+            if name.lower() in NOT_ENTITIES or DESCRIBING_WORD.search(name):
+                continue
             if match.group(1) or not opens_sentence(text, match.start(2)):
-                names[match.group(1) or match.group(2)] += 1
+                names[name] += 1
     return names
 
 

@@ -1797,3 +1797,26 @@ def test_schemes_lines_methods_formulas_and_names_an_answer_introduces_in_one_wo
     assert kinds.get("The Father") == "work"
     assert kind_of("Na2S2O3", "ORG") == "topic" and kind_of("HCl", "PRODUCT") == "topic"
     assert kind_of("NBC", "ORG") == "organisation"  # three one-letter symbols spell an acronym, not a formula
+
+
+def test_a_kind_of_project_a_faith_s_adherents_scriptures_and_a_person_an_answer_credits_with_a_channel() -> None:
+    """From blind53's misses: "a fun DIY project" and "AI-powered project management tools" name no project (where
+    "the Heron project" does); "notable Sikh figures" names no one; the Guru Granth Sahib is a work; "Brad
+    Traversy's channel" is his, and he stays a person."""
+    chat = [
+        (
+            "user",
+            "It'll be a fun DIY project. Her company is working on AI-powered project management tools. I'm on the "
+            "Heron project. Are there any notable Sikh figures? I read the Guru Granth Sahib. Coding videos?",
+        ),
+        (
+            "assistant",
+            "* **Traversy Media** (youtube.com/traversymedia): Brad Traversy's channel, covering web development.",
+        ),
+        ("user", "And responsive design?"),
+        ("assistant", "1. **Traversy Media's Tutorials**: Brad Traversy's channel, covering responsive design."),
+    ]
+    found = extraction.extract(chat)
+    kinds = {entity.name: entity.kind for entity in found.entities}
+    assert not {"DIY", "AI-powered", "Sikh"} & set(kinds) and kinds.get("Heron") == "project"
+    assert kinds.get("Guru Granth Sahib") == "work" and kinds.get("Brad Traversy") == "person"
