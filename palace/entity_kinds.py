@@ -112,7 +112,10 @@ BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|con
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 # A course or a qualification people take by name: "the Google Data Analytics Certification", "Coursera's Deep
 # Learning Specialization" — a work (as a book is), whoever gives it; not a golf or a race course (places).
-COURSE_SUFFIX = re.compile(r"(?<!Golf )(?<!Race )\b(?:Certification|Specialization|Course|Bootcamp|Nanodegree)$")
+COURSE_SUFFIX = re.compile(
+    r"(?<!Golf )(?<!Race )\b(?:Certification|Specialization|Course|Bootcamp|Nanodegree)$|"
+    r"(?<=\w )(?:Framework|Toolkit|Handbook|Workbook|Curriculum|Syllabus|Guidelines)$"  # a document people use by name
+)
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
 # A wine estate's word first: "Fattoria di Fèlsina", "Podere Forte", "Castello di Ama", "Bodegas Muga" — a

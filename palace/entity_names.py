@@ -298,6 +298,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if is_variety(text) or CUISINE.match(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):
         return False  # "Riesling", "Korean BBQ"; "XYZ University"
+    if STYLED.search(text):
+        return False  # "Spa-Inspired Retreat"
     # A common word in capitals is emphasis ("THE END", "NOTE", "UNCOMMON"), not an acronym: one the word lists
     # know, or a word longer than acronyms run.
     shouting = text.isupper() and text.isalpha() and not known_kind(text) and low not in BRANDS
@@ -390,6 +392,8 @@ SUBTITLE = re.compile(
 _ADJECTIVE_ENDINGS = r"-(?:inspired|style|styled|themed|flavou?red|based|like|esque|infused|shaped|type)"
 ADJECTIVE_SUFFIX = re.compile(rf"^{_ADJECTIVE_ENDINGS}\b", re.I)
 ADJECTIVE_TAIL = re.compile(rf"{_ADJECTIVE_ENDINGS}$", re.I)
+# "a Spa-Inspired Retreat", "a Boho-Themed Party": a style made into a title, not a name.
+STYLED = re.compile(r"\w-(?:inspired|themed|style|styled|esque)\s", re.I)
 # "a Pulitzer Prize-winning author", "an Oscar-nominated film": the prize is the name.
 PRIZE_TAIL = re.compile(r"-(?:winning|nominated)$", re.I)
 # "from New York to Boston 3 times": a count after a name is not part of it.

@@ -101,7 +101,11 @@ def defined_term(name: str, lower_words: set[str]) -> bool:
 
 # An idea an answer lists under a label of everyday words, told as what to do: "1. **Memory Lane Dinner**: Plan a
 # family dinner where …". The person who picks it by that label ("I like the Memory Lane Dinner") names no one.
-SUGGESTED = r"^[ \t]*(?:\d+[.)]|[-*\u2022])[ \t]*\*\*{}:?\*\*[ \t]*[:\u2013-]?[ \t]*(?:{})\b"
+# Or told as an example said in the first person: "1. **Task Mastery**: "Today, I intend to master …"".
+SUGGESTED = (
+    r"^[ \t]*(?:\d+[.)]|[-*\u2022])[ \t]*\*\*{}:?\*\*[ \t]*[:\u2013-]?[ \t]*"
+    r"(?:(?:{})\b|[\"\u201c](?:Today|Tonight|This week|I|I'm|I'll|I will|My|We)\b)"
+)
 # Verbs of making and arranging, not of going: "**Three Capes Scenic Drive**: Take a detour" is a road.
 TO_DO = (
     "Plan|Create|Make|Host|Set up|Hold|Organi[sz]e|Arrange|Bring|Ask|Invite|Display|Share|Write|Put together|Cook|"

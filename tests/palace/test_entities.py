@@ -1820,3 +1820,22 @@ def test_a_kind_of_project_a_faith_s_adherents_scriptures_and_a_person_an_answer
     kinds = {entity.name: entity.kind for entity in found.entities}
     assert not {"DIY", "AI-powered", "Sikh"} & set(kinds) and kinds.get("Heron") == "project"
     assert kinds.get("Guru Granth Sahib") == "work" and kinds.get("Brad Traversy") == "person"
+
+
+def test_an_idea_told_as_an_example_a_styled_title_and_a_document_used_by_name() -> None:
+    """From blind54's misses: "1. **Task Mastery**: "Today, I intend to …"" is an idea's label, "the Spa-Inspired
+    Retreat" a style, and "the PGCPS Language Arts Curriculum Framework" and "the PAHRCA Toolkit" are works."""
+    chat = [
+        ("user", "Ideas for my bathroom?"),
+        ("assistant", "**1. Spa-Inspired Retreat**\nSoft colours."),
+        (
+            "user",
+            "I like the sound of the Spa-Inspired Retreat. Teachers use the PGCPS Language Arts Curriculum Framework. "
+            "Intentions for today?",
+        ),
+        ("assistant", '1. **Task Mastery**: "Today, I intend to master the new software tool."'),
+        ("user", 'I think I\'ll go with "Task Mastery". We used the PAHRCA Toolkit.'),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert not {"Spa-Inspired Retreat", "Task Mastery"} & set(kinds)
+    assert kinds.get("PGCPS Language Arts Curriculum Framework") == "work" and kinds.get("PAHRCA Toolkit") == "work"
