@@ -13,13 +13,22 @@ import re
 
 from palace.gazetteers import (
     BRANDS,
-    DISH_WORDS,
     STATE_CODES,
     TOWN_IN_STATE,
     is_band,
     known_kind,
     personal_name,
     place_name,
+)
+from palace.name_shapes import (
+    ACRONYM_AND_NOUNS,
+    ACRONYM_LAST,
+    CAPITALS,
+    FOOD_VENUE,
+    TOWN_AND_CODE,
+    VERSION,
+    chemical_formula,
+    dish_venue,
 )
 
 # spaCy label -> Wing kind. None: not a wing (numbers, dates, nationalities, languages).
@@ -111,10 +120,11 @@ STUDY_BEFORE = re.compile(
 BAND_PLURAL_AFTER = re.compile(r"^(?:'s|\u2019s|'|\u2019)?\s+(?:songs|albums|concerts|lyrics|discography)\b", re.I)
 BAND_AFTER = re.compile(r"^\s+(?:songs?|albums?|concerts?|tour|lyrics|records?|tribute)\b", re.I)
 # A course or a qualification people take by name: "the Google Data Analytics Certification", "Coursera's Deep
-# Learning Specialization" — a work (as a book is), whoever gives it; not a golf or a race course (places).
+# Learning Specialization" — a work (as a book is), whoever gives it; not a golf or a race course (places). So is a
+# document people use by name: "the PGCPS Language Arts Curriculum Framework", "the PAHRCA Toolkit".
 COURSE_SUFFIX = re.compile(
     r"(?<!Golf )(?<!Race )\b(?:Certification|Specialization|Course|Bootcamp|Nanodegree)$|"
-    r"(?<=\w )(?:Framework|Toolkit|Handbook|Workbook|Curriculum|Syllabus|Guidelines)$"  # a document people use by name
+    r"(?<=\w )(?:Framework|Toolkit|Handbook|Workbook|Curriculum|Syllabus|Guidelines)$"
 )
 PROJECT_AFTER = re.compile(r"^[\"\u201d']?\s+(?:project|program|programme|initiative|campaign)\b", re.I)
 PROJECT_SUFFIX = re.compile(r"\b(?:Project|Program|Programme|Initiative|Campaign)$")
@@ -370,40 +380,6 @@ def kind_of(name: str, label: str) -> str | None:
     if personal_name(name) and not known_kind(name) and label in ("PERSON", "GPE", "LOC", "FAC"):
         return "person"  # "Anish Kapoor" read as a place
     return kind
-
-
-VERSION = re.compile(r"\b\d+\.\d+\b")
-CAPITALS = re.compile(r"[A-Z][A-Z0-9&.'-]+")
-FOOD_VENUE = re.compile(
-    r"\b(?:Grill|Grille|Diner|Eatery|Steakhouse|Pizzeria|Brasserie|Trattoria|Cantina|Taqueria|Deli|Creamery|"
-    r"Roasters|Roastery|Cafe|Café|Bistro|Bakery|Brewery|Tavern|Restaurant|Shack|BBQ|Barbecue|Smokehouse|Pub|"
-    r"Taproom|Winery|Distillery|Patisserie|Grocery|Groceries|Supermarket)$"
-)
-# A dish, then a word for where it is served: "Kimchi House", "Noodle Palace", "Tandoori Nights" are restaurants.
-DISH_VENUE = re.compile(r"^(\w+)\s+(?:House|Kitchen|Palace|Hut|Express|Garden|Corner|Bar|Joint|Spot|Nights?|King)$")
-
-
-def dish_venue(name: str) -> bool:
-    return bool((match := DISH_VENUE.match(name)) and match.group(1).lower() in DISH_WORDS)
-
-
-ACRONYM_AND_NOUNS = re.compile(r"[A-Z]{2,}(?:\s+[a-z]{3,})+")
-ELEMENTS = (
-    "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr Rb Sr Y Zr "
-    "Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Nd Sm Eu Gd Pt Au Hg Tl Pb Bi Po At Rn Ra U Pu"
-).split()
-FORMULA = re.compile(r"(?:(?:" + "|".join(sorted(ELEMENTS, key=len, reverse=True)) + r")\d*){2,}")
-
-
-def chemical_formula(name: str) -> bool:
-    """ "Na2S2O3", "HCl", "CO2": two or more elements' symbols, with a count or a two-letter symbol among them
-    (not "NBC", three one-letter symbols that spell an acronym)."""
-    return bool(FORMULA.fullmatch(name)) and bool(re.search(r"\d|[A-Z][a-z]", name))
-
-
-TOWN_AND_CODE = re.compile(r"([A-Z][a-z]+(?: [A-Z][a-z]+)?),? ([A-Z]{2})")
-# An acronym last, after a word in small letters: not a person's roman numeral ("Henry VIII") nor a suffix.
-ACRONYM_LAST = re.compile(r"(?<=[a-z] )(?!(?:[IVX]+|MD|PhD|DDS|RN|Jr|Sr)$)[A-Z]{2,}$")
 
 
 def place_shaped(name: str) -> bool:
