@@ -209,6 +209,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
             if ROLE_BEFORE.search(before) or (ORDINAL_BEFORE.search(before) and " " not in text_of.strip()):
                 continue  # "I want you to act as a Travel Guide": a prompt's role; "(7th Gen)": a generation
+            if OUTLINE_ITEM_BEFORE.search(before) and " " not in text_of.strip():
+                continue  # "a. Ideal weight gain": an outline item's first word
             shop = shop_named_in_possessive(text_of, text[end : end + 32])
             if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
                 names, label = [shop], "ORG"
@@ -250,9 +252,13 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
             if ROLE_BEFORE.search(text, max(0, start - 40), start) or (
-                ORDINAL_BEFORE.search(text, max(0, start - 40), start) and " " not in name
+                " " not in name
+                and (
+                    ORDINAL_BEFORE.search(text, max(0, start - 40), start)
+                    or OUTLINE_ITEM_BEFORE.search(text, max(0, start - 40), start)
+                )
             ):
-                continue  # "act as an English Pronunciation Helper"; "the 3rd Edition"
+                continue  # "act as an English Pronunciation Helper"; "the 3rd Edition"; "b. Fetal growth"
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
             # A place the user went to may be named in any words ("went to Buy Buy Baby").
@@ -309,6 +315,7 @@ def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str |
 
 
 ROLE_BEFORE = re.compile(r"\b[Aa]ct as (?:an?|the|my)\s+[\"\u201c]?$")
+OUTLINE_ITEM_BEFORE = re.compile(r"(?:^|\n)[ \t]*(?:[a-z]|[IVX]{1,4})[.)][ \t]+$")  # "a. ", "iv) ", "VI. "
 ORDINAL_BEFORE = re.compile(r"\b\d+(?:st|nd|rd|th)\s+$")  # one word after it is a generation's or an edition's
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it
 

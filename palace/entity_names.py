@@ -24,6 +24,7 @@ NOT_ENTITIES = frozenset(
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
     vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc lms cms erp ui hr pos ats ev evs hvac
+    sms mms seo sem ppc
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
     mp3 mp4 wav flac aac jpeg jpg png gif heic raw csv json xml
     bbq tv rv rvs suv suvs atv atvs
@@ -298,8 +299,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if is_variety(text) or CUISINE.match(text) or PLACEHOLDER.search(text) or ROLE_TITLE.match(text):
         return False  # "Riesling", "Korean BBQ"; "XYZ University"
-    if STYLED.search(text):
-        return False  # "Spa-Inspired Retreat"
+    if STYLED.search(text) or OUTLINE_HEAD.match(text):
+        return False  # "Spa-Inspired Retreat"; an outline's "I. Introduction", "VI"
     # A common word in capitals is emphasis ("THE END", "NOTE", "UNCOMMON"), not an acronym: one the word lists
     # know, or a word longer than acronyms run.
     shouting = text.isupper() and text.isalpha() and not known_kind(text) and low not in BRANDS
@@ -392,6 +393,8 @@ SUBTITLE = re.compile(
 _ADJECTIVE_ENDINGS = r"-(?:inspired|style|styled|themed|flavou?red|based|like|esque|infused|shaped|type)"
 ADJECTIVE_SUFFIX = re.compile(rf"^{_ADJECTIVE_ENDINGS}\b", re.I)
 ADJECTIVE_TAIL = re.compile(rf"{_ADJECTIVE_ENDINGS}$", re.I)
+# An outline's roman numeral, alone or before its heading: "VI", "I. Introduction".
+OUTLINE_HEAD = re.compile(r"[IVX]{2,4}$|[IVX]{1,4}\.\s")
 # "a Spa-Inspired Retreat", "a Boho-Themed Party": a style made into a title, not a name.
 STYLED = re.compile(r"\w-(?:inspired|themed|style|styled|esque)\s", re.I)
 # "a Pulitzer Prize-winning author", "an Oscar-nominated film": the prize is the name.
