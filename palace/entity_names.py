@@ -24,7 +24,7 @@ NOT_ENTITIES = frozenset(
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
     vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc lms cms erp ui hr pos ats ev evs hvac
-    sms mms seo sem ppc
+    sms mms
     usd eur gbp aud cad nzd jpy cny inr chf sgd hkd mxn brl zar krw sek nok dkk aed
     mp3 mp4 wav flac aac jpeg jpg png gif heic raw csv json xml
     bbq tv rv rvs suv suvs atv atvs
