@@ -207,10 +207,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
-            if ROLE_BEFORE.search(before) or (ORDINAL_BEFORE.search(before) and " " not in text_of.strip()):
-                continue  # "I want you to act as a Travel Guide": a prompt's role; "(7th Gen)": a generation
-            if OUTLINE_ITEM_BEFORE.search(before) and " " not in text_of.strip():
-                continue  # "a. Ideal weight gain": an outline item's first word
+            if no_name_after(before, text_of.strip()):
+                continue
             shop = shop_named_in_possessive(text_of, text[end : end + 32])
             if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
                 names, label = [shop], "ORG"
@@ -251,14 +249,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 continue
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
-            if ROLE_BEFORE.search(text, max(0, start - 40), start) or (
-                " " not in name
-                and (
-                    ORDINAL_BEFORE.search(text, max(0, start - 40), start)
-                    or OUTLINE_ITEM_BEFORE.search(text, max(0, start - 40), start)
-                )
-            ):
-                continue  # "act as an English Pronunciation Helper"; "the 3rd Edition"; "b. Fetal growth"
+            if no_name_after(text[max(0, start - 40) : start], name):
+                continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
             # A place the user went to may be named in any words ("went to Buy Buy Baby").
@@ -317,6 +309,15 @@ def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str |
 ROLE_BEFORE = re.compile(r"\b[Aa]ct as (?:an?|the|my)\s+[\"\u201c]?$")
 OUTLINE_ITEM_BEFORE = re.compile(r"(?:^|\n)[ \t]*(?:[a-z]|[IVX]{1,4})[.)][ \t]+$")  # "a. ", "iv) ", "VI. "
 ORDINAL_BEFORE = re.compile(r"\b\d+(?:st|nd|rd|th)\s+$")  # one word after it is a generation's or an edition's
+
+
+def no_name_after(before: str, name: str) -> bool:
+    """Whether the words `before` a mention make it no name: a prompt's role ("act as a Travel Guide"), or one word
+    after an ordinal ("(7th Gen)", "the 3rd Edition") or an outline's marker ("a. Ideal weight gain")."""
+    counted = ORDINAL_BEFORE.search(before) or OUTLINE_ITEM_BEFORE.search(before)
+    return bool(ROLE_BEFORE.search(before) or (counted and " " not in name))
+
+
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it
 
 
