@@ -33,6 +33,7 @@ from palace.entity_names import (
     TRAILING_POSSESSIVE,
     clean,
     common_word,
+    everyday_words,
     heading_spans,
     is_people_plural,
     is_plausible,
@@ -209,6 +210,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
             if no_name_after(before, text_of.strip()):
                 continue
+            if labelled_thing(text, start, end, lower_words):
+                continue
             shop = shop_named_in_possessive(text_of, text[end : end + 32])
             if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
                 names, label = [shop], "ORG"
@@ -250,6 +253,8 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
             if no_name_after(text[max(0, start - 40) : start], name):
+                continue
+            if labelled_thing(text, start, end, lower_words):
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
@@ -309,6 +314,10 @@ def given_name_kind(name: str, kind: str | None, lower_words: set[str]) -> str |
 ROLE_BEFORE = re.compile(r"\b[Aa]ct as (?:an?|the|my)\s+[\"\u201c]?$")
 OUTLINE_ITEM_BEFORE = re.compile(r"(?:^|\n)[ \t]*(?:[a-z]|[IVX]{1,4})[.)][ \t]+$")  # "a. ", "iv) ", "VI. "
 ORDINAL_BEFORE = re.compile(r"\b\d+(?:st|nd|rd|th)\s+$")  # one word after it is a generation's or an edition's
+# A quoted phrase before what it labels: a "Stop Doing" list, a "no screens" rule, a "worry" jar.
+LABELLED_THING_AFTER = re.compile(
+    r"[\"\u201d]?\s+(?:list|lists|checklist|rule|rules|jar|box|folder|pile|policy|mindset|mode|zone)\b"
+)
 
 
 def no_name_after(before: str, name: str) -> bool:
@@ -316,6 +325,17 @@ def no_name_after(before: str, name: str) -> bool:
     after an ordinal ("(7th Gen)", "the 3rd Edition") or an outline's marker ("a. Ideal weight gain")."""
     counted = ORDINAL_BEFORE.search(before) or OUTLINE_ITEM_BEFORE.search(before)
     return bool(ROLE_BEFORE.search(before) or (counted and " " not in name))
+
+
+def labelled_thing(text: str, start: int, end: int, lower_words: set[str]) -> bool:
+    """Whether the quoted everyday words at `start`:`end` label the thing after them, as in creating a "Stop Doing"
+    list or a "no screens" rule: the list's or the rule's label, not a title."""
+    inside = text[start:end].strip(' "\u201c\u201d')
+    opened = text[max(0, start - 1) : start + 1].strip()[:1] in ('"', "\u201c")
+    if not (opened and LABELLED_THING_AFTER.match(text, end)):
+        return False
+    stems = [re.sub(r"(?:ing|ed|s)$", "", word) for word in inside.split()]  # "Doing": "do"
+    return everyday_words(inside, lower_words) or everyday_words(" ".join(stems), lower_words)
 
 
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it

@@ -1855,3 +1855,20 @@ def test_an_outline_s_numerals_and_first_words_and_generic_acronyms_are_no_names
     kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
     assert not {"I. Introduction", "Ideal", "VI", "SMS"} & set(kinds)
     assert kinds.get("Henry VIII") == "person" and kinds.get("Instagram") == "organisation"
+
+
+def test_a_quoted_label_of_everyday_words_before_what_it_labels_is_no_name() -> None:
+    """From blind56: creating a "Stop Doing" list names a list, not a work; a quoted title before its medium stays
+    one, and so does a quoted name that is no everyday phrase ("a "Harry Potter" box")."""
+    chat = [
+        ("user", "How do I stay focused?"),
+        ("assistant", '**2. Create a "Stop Doing" list**: write down what wastes your time.'),
+        (
+            "user",
+            'I like creating a "Stop Doing" list. I just watched the "Crash Course" channel and keep a "Harry Potter" '
+            "box of cards.",
+        ),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert "Stop Doing" not in kinds
+    assert kinds.get("Crash Course") == "work" and "Harry Potter" in kinds
