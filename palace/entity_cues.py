@@ -60,7 +60,7 @@ NOT_DESCRIBING = r"(?!(?:for|of|to|with|in|on|at|by|from|among|who|that|which)\s
 DESCRIBING = (
     r"\s+(?:a|an|the|one of the)\s+"
     r"(?-i:(?:" + NOT_DESCRIBING + r"[a-zß-öø-ÿ][\w-]*(?:['\u2019]s?)?,?|[A-ZÀ-ÖØ-Þ]+-[a-zß-öø-ÿ]+|"
-    r"(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic)-?)+)\s+){0,3}?"
+    r"(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:an|ese|ish|ch|sh|i|ic)-?)+)\s+){0,4}?"
 )
 APPOSITION = r"^(?:,|\s+(?:is|was))" + DESCRIBING
 # A list entry's description after its name, bold or not: "Sweetgreen (7-minute walk): A popular salad chain",
@@ -178,6 +178,7 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         "organisation",
     ),
     (re.compile(r"\b" + PERSON_NOUNS + r"\s+(?:named|called)\s+$", re.I), "person"),
+    (re.compile(r"\bthe\s+(?:character|protagonist|heroine|hero|villain|narrator)\s+$", re.I), "person"),
     (
         re.compile(
             r"(?:[\"\u201d*]\s*|\b(?:written|painted|directed|composed|sung|illustrated|narrated|created|sculpted|"

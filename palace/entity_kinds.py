@@ -146,6 +146,7 @@ VENUE_PREFIX = re.compile(
 )
 PLACE_PREFIX = re.compile(
     r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s|"
+    r"^(?:Zona|Barrio|Colonia|Calle|Avenida|Playa|Praia|Piazza|Rue)\s+[A-ZÀ-ÖØ-Þ]|"  # "Zona Norte", "Rue Cler"
     r"^(?:I|US|SR)-\d+(?:\s[NSEW])?$"  # a numbered road: "I-80", "I-80 W", "US-101"
 )
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")

@@ -143,6 +143,8 @@ def split_conjunction(name: str, text: str) -> list[str]:
             return [f"{parts[0]} {whole}", parts[1]]
     if len(parts) > 1 and all(p.lower() in BRANDS or text.count(p) > text.count(name) for p in parts):
         return parts
+    if "," in name and re.search(re.escape(name) + r",? (?:and|or) [A-ZÀ-ÖØ-Þ]", text):
+        return parts  # "such as Bitcoin, Ethereum and Tether": the small model's span holds the list's first items
     return [name]
 
 

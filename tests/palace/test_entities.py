@@ -1872,3 +1872,23 @@ def test_a_quoted_label_of_everyday_words_before_what_it_labels_is_no_name() -> 
     kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
     assert "Stop Doing" not in kinds
     assert kinds.get("Crash Course") == "work" and "Harry Potter" in kinds
+
+
+def test_a_list_the_small_model_cuts_a_long_apposition_a_character_and_a_district_in_spanish() -> None:
+    """From blind57: "such as Bitcoin, Ethereum and Tether" lists three names, not "Bitcoin, Ethereum" and a person;
+    "Chai, the Korean electronic mobile payment app" is an app; "the character Syndeny" is someone; "Zona Norte" is
+    a district."""
+    chat = [
+        (
+            "user",
+            "The crash hit major cryptocurrencies such as Bitcoin, Ethereum and Tether. They claimed that Chai, the "
+            "Korean electronic mobile payment app, used the blockchain. You should behave like the character Syndeny. "
+            "Alex Bravo lives in Zona Norte.",
+        ),
+        ("assistant", "Understood."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert "Bitcoin, Ethereum" not in kinds
+    assert kinds.get("Bitcoin") == kinds.get("Ethereum") == kinds.get("Tether") == "organisation"
+    assert kinds.get("Chai") == "organisation" and kinds.get("Syndeny") == "person"
+    assert kind_of("Zona Norte", "PERSON") == "place" and kind_of("Rue Cler", "ORG") == "place"
