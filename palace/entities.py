@@ -334,8 +334,8 @@ def labelled_thing(text: str, start: int, end: int, lower_words: set[str]) -> bo
     opened = text[max(0, start - 1) : start + 1].strip()[:1] in ('"', "\u201c")
     if not (opened and LABELLED_THING_AFTER.match(text, end)):
         return False
-    stems = [re.sub(r"(?:ing|ed|s)$", "", word) for word in inside.split()]  # "Doing": "do"
-    return everyday_words(inside, lower_words) or everyday_words(" ".join(stems), lower_words)
+    words = [word for word in inside.split() if not (len(word) > 4 and word.endswith("ing"))]  # "Doing": a verb's
+    return everyday_words(" ".join(words), lower_words)
 
 
 QUOTED_ARTICLE = ("A ", "An ", "The ")  # a quoted title's first word, before where the small model starts it

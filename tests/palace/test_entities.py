@@ -1861,7 +1861,7 @@ def test_a_quoted_label_of_everyday_words_before_what_it_labels_is_no_name() -> 
     """From blind56: creating a "Stop Doing" list names a list, not a work; a quoted title before its medium stays
     one, and so does a quoted name that is no everyday phrase ("a "Harry Potter" box")."""
     chat = [
-        ("user", "How do I stay focused?"),
+        ("user", "How can I stay focused?"),
         ("assistant", '**2. Create a "Stop Doing" list**: write down what wastes your time.'),
         (
             "user",
