@@ -208,9 +208,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 [clean(text_of, keep_article=True)] if quoted else split_conjunction(clean(text_of), context or text)
             )
             before, after = text[max(0, start - 40) : start], text[end : end + 30]
-            if no_name_after(before, text_of.strip()):
-                continue
-            if labelled_thing(text, start, end, lower_words):
+            if no_name_at(text, start, end, text_of.strip(), lower_words):
                 continue
             shop = shop_named_in_possessive(text_of, text[end : end + 32])
             if shop:  # "went to Trader Joe's for snacks", "a coat at Macy's": the shop's name
@@ -252,9 +250,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
                 continue
             if not_a_name_here(name, text[end : end + 60]) or ADJECTIVE_TAIL.search(name):
                 continue
-            if no_name_after(text[max(0, start - 40) : start], name):
-                continue
-            if labelled_thing(text, start, end, lower_words):
+            if no_name_at(text, start, end, name, lower_words):
                 continue
             kind = kind_in_context(name, "ORG", text[max(0, start - 40) : start], False, text[end : end + 30])
             kind = given_name_kind(name, kind, lower_words)
@@ -315,23 +311,28 @@ ROLE_BEFORE = re.compile(r"\b[Aa]ct as (?:an?|the|my)\s+[\"\u201c]?$")
 OUTLINE_ITEM_BEFORE = re.compile(r"(?:^|\n)[ \t]*(?:[a-z]|[IVX]{1,4})[.)][ \t]+$")  # "a. ", "iv) ", "VI. "
 ORDINAL_BEFORE = re.compile(r"\b\d+(?:st|nd|rd|th)\s+$")  # one word after it is a generation's or an edition's
 # A quoted phrase before what it labels: a "Stop Doing" list, a "no screens" rule, a "worry" jar.
+OPENING_QUOTES = ('"', "\u201c")
 LABELLED_THING_AFTER = re.compile(
     r"[\"\u201d]?\s+(?:list|lists|checklist|rule|rules|jar|box|folder|pile|policy|mindset|mode|zone)\b"
 )
 
 
-def no_name_after(before: str, name: str) -> bool:
-    """Whether the words `before` a mention make it no name: a prompt's role ("act as a Travel Guide"), or one word
-    after an ordinal ("(7th Gen)", "the 3rd Edition") or an outline's marker ("a. Ideal weight gain")."""
+def no_name_at(text: str, start: int, end: int, name: str, lower_words: set[str]) -> bool:
+    """Whether the words around the mention `name` at `start`:`end` make it no name: before it, a prompt's role ("act
+    as a Travel Guide"), or one word after an ordinal ("(7th Gen)", "the 3rd Edition") or an outline's marker ("a.
+    Ideal weight gain"); around it, the quotes of a label for what follows (`labelled_thing`)."""
+    before = text[max(0, start - 40) : start]
     counted = ORDINAL_BEFORE.search(before) or OUTLINE_ITEM_BEFORE.search(before)
-    return bool(ROLE_BEFORE.search(before) or (counted and " " not in name))
+    return bool(ROLE_BEFORE.search(before) or (counted and " " not in name)) or labelled_thing(
+        text, start, end, lower_words
+    )
 
 
 def labelled_thing(text: str, start: int, end: int, lower_words: set[str]) -> bool:
     """Whether the quoted everyday words at `start`:`end` label the thing after them, as in creating a "Stop Doing"
     list or a "no screens" rule: the list's or the rule's label, not a title."""
     inside = text[start:end].strip(' "\u201c\u201d')
-    opened = text[max(0, start - 1) : start + 1].strip()[:1] in ('"', "\u201c")
+    opened = text[start : start + 1] in OPENING_QUOTES or text[start - 1 : start] in OPENING_QUOTES
     if not (opened and LABELLED_THING_AFTER.match(text, end)):
         return False
     words = [word for word in inside.split() if not (len(word) > 4 and word.endswith("ing"))]  # "Doing": a verb's
