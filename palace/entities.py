@@ -88,6 +88,7 @@ from palace.entity_votes import (
 from palace.gazetteers import (
     FOOD_BOWL,
     KNOWN,
+    NATIONALITY,
     gazetteer_mentions,
     is_brand,
     is_dish,
@@ -118,7 +119,10 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
     found: list[tuple[str, str]] = []
     presented, introduced = presented_titles(context), introduced_names(context, vocabulary)
     documents_words: set[str] | None = None
-    for text, doc in zip(texts, nlp.pipe(texts, batch_size=64), strict=True):
+    # The small model reads a typographic apostrophe (U+2019) as no word's: "I\u2019m Angela" gave no entity at all.
+    # Same length, so every offset holds.
+    straight = [text.replace("\u2019", "'") for text in texts]
+    for text, doc in zip(texts, nlp.pipe(straight, batch_size=64), strict=True):
         turn_start = len(found)
         document = len(text) >= DOCUMENT_CHARS
         if document and documents_words is None:
@@ -317,15 +321,25 @@ LABELLED_THING_AFTER = re.compile(
 )
 
 
+# "the northernmost Hawaiian Island", "an Italian Restaurant": a nationality and an everyday noun after "a" or a
+# superlative say what kind of thing, not which one.
+KIND_OF_THING_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he\s+[a-z]+(?:est|most))\s+$")
+
+
 def no_name_at(text: str, start: int, end: int, name: str, lower_words: set[str]) -> bool:
     """Whether the words around the mention `name` at `start`:`end` make it no name: before it, a prompt's role ("act
-    as a Travel Guide"), or one word after an ordinal ("(7th Gen)", "the 3rd Edition") or an outline's marker ("a.
-    Ideal weight gain"); around it, the quotes of a label for what follows (`labelled_thing`)."""
+    as a Travel Guide"), one word after an ordinal ("(7th Gen)", "the 3rd Edition") or an outline's marker ("a.
+    Ideal weight gain"), or a kind of thing named by its country ("a Hawaiian Island"); around it, the quotes of a
+    label for what follows (`labelled_thing`)."""
     before = text[max(0, start - 40) : start]
     counted = ORDINAL_BEFORE.search(before) or OUTLINE_ITEM_BEFORE.search(before)
-    return bool(ROLE_BEFORE.search(before) or (counted and " " not in name)) or labelled_thing(
-        text, start, end, lower_words
-    )
+    words = name.split()
+    national = len(words) == 2 and NATIONALITY.match(name) is not None and common_word(words[1], lower_words)
+    return bool(
+        ROLE_BEFORE.search(before)
+        or (counted and " " not in name)
+        or (national and KIND_OF_THING_BEFORE.search(before))
+    ) or labelled_thing(text, start, end, lower_words)
 
 
 def labelled_thing(text: str, start: int, end: int, lower_words: set[str]) -> bool:

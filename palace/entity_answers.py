@@ -22,7 +22,7 @@ from palace.entity_names import (
     not_a_name_here,
 )
 from palace.entity_titles import field_spans, presented_titles, table_spans
-from palace.gazetteers import GIVEN_NAMES, known_kind, personal_name
+from palace.gazetteers import GIVEN_NAMES, is_brand, known_kind, personal_name
 from palace.short_forms import alias_regex
 from palace.topics import generic_words
 
@@ -30,10 +30,10 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 # Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of
-# Cognition", "Duc de Berry"), not at the start of a sentence or a line.
+# Cognition", "Duc de Berry", "Knights of the Southern Cross"), not at the start of a sentence or a line.
 NAME_RUN = re.compile(
     r"(?:(?<=[a-z0-9,;(] )|(?<=[a-zß-öø-ÿ] [\"\u201c]))"
-    r"[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*(?:\s+(?:(?:of|the|for|de|du|la|von|van)\s+)?[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*)+"
+    r"[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*(?:\s+(?:(?:of\s+the|of|the|for|de|du|la|von|van)\s+)?[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*)+"
 )
 RECURRING_NAMES = 6  # names checked per conversation: a handful of short NER calls
 NAME_PARTICLES = {"of", "the", "for", "de", "du", "la", "von", "van"}
@@ -107,12 +107,14 @@ def surnames_in_full(entities: Sequence[Entity], other_texts: Sequence[str], low
     again; a surname that is an everyday word or a word of a known name is left alone."""
     text = "\n".join(other_texts)
     known = {word for entity in entities for alias in entity.aliases for word in alias.split()}
-    full: dict[str, str] = {}
+    named: dict[str, set[str]] = defaultdict(set)
     for match in FULL_NAME.finditer(text):
         given, surname = match.groups()
         everyday = common_word(surname, lower_words) or surname.lower() in generic_words()  # "Luther Pass"
-        if given in GIVEN_NAMES and surname.lower() not in known and not everyday:
-            full.setdefault(surname, match.group(0))
+        if given in GIVEN_NAMES and not everyday:
+            named[surname].add(match.group(0))
+    in_full(entities, named)
+    full = {surname: min(names) for surname, names in named.items() if surname.lower() not in known}
     found = []
     for surname, name in full.items():
         alone = sum(  # not after another capitalised word: "Tara Conklin" itself, "Mount Conklin"
@@ -123,6 +125,25 @@ def surnames_in_full(entities: Sequence[Entity], other_texts: Sequence[str], low
         if alone >= SURNAME_MENTIONS:
             found.append(Entity(name=name, kind="person", mentions=alone, aliases={name.lower(), surname.lower()}))
     return found
+
+
+def in_full(entities: Sequence[Entity], named: dict[str, set[str]]) -> None:
+    """A person the person calls by surname ("Do you know if Vettel has won more?") takes the full name the
+    answers give ("Sebastian Vettel"), and is someone whatever the small model read, unless the name is a
+    brand's or a known place's or the answers give two people of that surname."""
+    for entity in entities:
+        names = named.get(entity.name)
+        if (
+            names is None
+            or len(names) > 1
+            or entity.relation is not None
+            or entity.kind not in ("person", "organisation")
+            or known_kind(entity.name) is not None
+            or is_brand(entity.name)
+        ):
+            continue
+        entity.name, entity.kind = next(iter(names)), "person"
+        entity.aliases.add(entity.name.lower())
 
 
 SECOND_OPINION_SENTENCES = 3

@@ -135,8 +135,21 @@ CUE_AFTER: tuple[tuple[re.Pattern[str], str], ...] = (
         "organisation",
     ),
     (re.compile(r"^\s+(?:period|era|movement|cuisine|culture|traditions)\b"), "topic"),  # "the Renaissance period"
-    # "the Chianti Classico region", "the Loop area": a part of a country or a city
-    (re.compile(r"^\s+(?:(?:wine\s+)?regions?|areas?|neighbou?rhoods?|districts?)\b"), "place"),
+    # "the Otomi people", "Sakura trees", "a Clarias species": a people, a plant's or an animal's kind
+    (
+        re.compile(
+            r"^\s+(?:people|peoples|tribes?|trees?|flowers?|blossoms?|plants?|species|genus|breeds?|cultivars?)\b"
+        ),
+        "topic",
+    ),
+    # "the Chianti Classico region", "the Loop area", "the Sierra Nevada mountains": a part of a country or a city
+    (
+        re.compile(
+            r"^\s+(?:(?:wine\s+)?regions?|areas?|neighbou?rhoods?|districts?|mountains|mountain\s+range|peninsula|"
+            r"archipelago|coastline)\b"
+        ),
+        "place",
+    ),
 )
 # The names before this one in a list: "stores like Wegmans or Publix", "games such as Halo, Portal and Hades".
 # Case-sensitive inside patterns that are not: a list of names, not any words.
@@ -214,6 +227,8 @@ CUE_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "place",
     ),
+    # "the town of Jalpan de Serra", "the island of Kauai"
+    (re.compile(r"\bthe\s+(?:town|city|village|island|province|region|port|municipality)\s+of\s+$", re.I), "place"),
     # "the big win against the Jets", "a game versus the Lakers": a team played
     (
         re.compile(
@@ -283,9 +298,18 @@ SOMEONE = re.compile(
 PLACE_PREPOSITION = re.compile(r"\b(?:(?:at|from|to|in|into|on|near|with|via|through)\s+(?:the\s+)?|the\s+)$", re.I)
 
 
+# "Sebastian Vettel is the youngest Formula One champion, having won his first title": a person named in full
+# earlier in the sentence is the pronoun's likelier subject.
+SENTENCE_SO_FAR = re.compile(r"[^.!?;:\n]*$")
+FULL_NAME_BEFORE = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+\s[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+")
+
+
 def pronoun_person(before: str, after: str, name: str) -> bool:
     """Whether a gendered pronoun after the mention, in its sentence, speaks of it (GENDERED_PRONOUN)."""
     if PLACE_PREPOSITION.search(before) or name.lower().startswith("the ") or is_brand(name) or place_name(name):
+        return False
+    so_far = SENTENCE_SO_FAR.search(before)
+    if so_far and any(personal_name(m.group(0)) for m in FULL_NAME_BEFORE.finditer(so_far.group(0))):
         return False
     sentence = PRONOUN_REACH.match(after)
     pronoun = GENDERED_PRONOUN.search(sentence.group(0)) if sentence else None

@@ -149,6 +149,11 @@ PLACE_PREFIX = re.compile(
     r"^(?:Zona|Barrio|Colonia|Calle|Avenida|Playa|Praia|Piazza|Rue)\s+[A-ZÀ-ÖØ-Þ]|"  # "Zona Norte", "Rue Cler"
     r"^(?:I|US|SR)-\d+(?:\s[NSEW])?$"  # a numbered road: "I-80", "I-80 W", "US-101"
 )
+# A part of a place: "Upper Manhattan", "Northern Italy", "Greater London" (with a known place after it).
+PART_OF_PLACE = re.compile(
+    r"^(?:Upper|Lower|Downtown|Midtown|Uptown|Northern|Southern|Eastern|Western|Central|Greater|Inner|Outer|"
+    r"North|South|East|West|Northeast|Northwest|Southeast|Southwest|Coastal|Rural)\s+(.+)$"
+)
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(
     r"\b(?:read|reading|watch|watched|watching|finished|binge[d-]?watch(?:ed|ing)?|re-?watch(?:ed|ing)?|listening to|"
@@ -389,6 +394,8 @@ def place_shaped(name: str) -> bool:
     place's name when no brand owns it ("Oakbrook Drive", not "Google Drive")."""
     if PLACE_PREFIX.match(name):
         return True
+    if (part := PART_OF_PLACE.match(name)) and (place_name(part.group(1)) or known_kind(part.group(1)) == "place"):
+        return True  # "Upper Manhattan", "Northern Italy": a part of a known place
     if STREET_SUFFIX.search(name):
         return not (branded(name) or known_kind(name) or personal_name(name))
     suffix = PLACE_SUFFIX.search(name)

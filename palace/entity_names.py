@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ NOT_ENTITIES = frozenset(
     hi hello hey thanks thank yes no okay ok sure please certainly however nice great awesome cool wow oh
     ah hmm lol btw fyi ps dear congrats congratulations cheers bye goodbye regards sorry welcome
     rsvp rpg rpgs jrpg mmorpg r&b
-    ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll
+    ai api apis sdk sdks faq diy tl;dr dr mr mrs ms prof sir madam i i'm i'd i've i'll pov
     mbps gbps kbps ghz mhz khz kwh mph kph rpm psi bpm mah dpi ppi fps
     usb usb-c usb-a hdmi dslr slr gps led leds lcd oled wifi wi-fi pdf pdfs url urls html css sql ram cpu gpu ssd hdd
     vpn hd 4k 3d 2d vr qr b2b b2c crm kpi kpis roi ceo cto cfo q&a tlc lms cms erp ui hr pos ats ev evs hvac
@@ -36,6 +37,7 @@ NOT_ENTITIES = frozenset(
     christmas easter thanksgiving halloween hanukkah diwali ramadan valentine valentine's
     earth internet web the world
     also so and but then anyway actually recently yesterday today tonight tomorrow oh well now plus
+    true false null none
     """.split()
 ) | {
     "the world",
@@ -132,6 +134,8 @@ def split_conjunction(name: str, text: str) -> list[str]:
     `text` (the conversation); "Turks and Caicos Islands", "Barnes & Noble" stay whole."""
     if CAMPUS.match(name):  # "University of California, Berkeley": one school, named with its campus
         return [name]
+    if ";" in name:  # "[Author]: Zhesi Shen;Jinshan Wu": a list, whatever else joins its names
+        return [piece for part in name.split(";") for piece in split_conjunction(part.strip(), text) if piece]
     parts = [  # "&" joins one name ("Wits & Wagers", "Barnes & Noble"), unless both sides are brands
         piece
         for part in re.split(r"\s+(?:and|And|or)\s+|,\s*", name)
@@ -175,9 +179,14 @@ def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
     ("generally, vilnius old town is a must") proves nothing about capitals and is left out, and so does an
     address ("www.olay.com", "@yogaglo")."""
     texts = [ADDRESS.sub(" ", t) for t in texts if not all_lower_case(t)]
-    return {w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-zß-öø-ÿ][a-z'-]+", t)}
+    lower = Counter(w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-zß-öø-ÿ][a-z'-]+", t))
+    # A name a hasty writer puts in lower case ("the university of plymouth") that the rest of the conversation
+    # writes capitalised, mid-sentence, three times as often (and three times at least) is still a name.
+    capitalised = Counter(w.lower() for t in texts for w in MID_SENTENCE_CAPITAL.findall(t) if w.lower() in lower)
+    return {w for w, n in lower.items() if capitalised[w] < max(3, 3 * n)}
 
 
+MID_SENTENCE_CAPITAL = re.compile(r"(?<![\w'-])[a-zß-öø-ÿ][\w'-]*[,;]? ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+)(?![\w-])")
 ADDRESS = re.compile(r"\S*(?:[a-z0-9]\.(?:com|org|net|io|co|edu|gov|app|ai|tv|uk|de|fr|ca|au)\b|://|@)\S*", re.I)
 
 
@@ -304,9 +313,11 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     if STYLED.search(text) or OUTLINE_HEAD.match(text):
         return False  # "Spa-Inspired Retreat"; an outline's "I. Introduction", "VI"
     # A common word in capitals is emphasis ("THE END", "NOTE", "UNCOMMON"), not an acronym: one the word lists
-    # know, or a word longer than acronyms run.
+    # know, one of four letters or more the conversation writes in lower case ("The first one is FREE"), or a word
+    # longer than acronyms run.
     shouting = text.isupper() and text.isalpha() and not known_kind(text) and low not in BRANDS
-    if shouting and ((len(text) >= 3 and low in generic_words()) or len(text) >= EMPHASIS_LETTERS):
+    everyday = (len(text) >= 3 and low in generic_words()) or (len(text) >= 4 and low in lower_words)
+    if shouting and (everyday or len(text) >= EMPHASIS_LETTERS):
         return False
     if DATED.search(text) or NUMBERED_LABEL.match(text) or DEGREE.match(text):
         return False

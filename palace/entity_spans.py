@@ -34,6 +34,12 @@ def ner_spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple
                 continue
             spans.append((run[0], run[1], run[2], "PRODUCT" if label == "PRODUCT" else "ORG"))
             continue
+        if spans and spans[-1][3] == "ORG" and label in ("ORG", "GPE", "LOC", "FAC"):
+            start, end, text, _ = spans[-1]
+            if OF_BETWEEN.fullmatch(text_of_doc, end, ent.start_char):
+                # "the Catholic Knights of the Southern Cross": one body, which the small model cuts at "of"
+                spans[-1] = (start, ent.end_char, text_of_doc[start : ent.end_char], "ORG")
+                continue
         if spans and label in _JOINABLE and spans[-1][3] in ("ORG", "PRODUCT"):
             start, end, text, _ = spans[-1]
             if ent.start_char == end + 1 and text_of_doc[end] == " " and not text.endswith(("'", "\u2019")):
@@ -65,6 +71,8 @@ def ner_spans(doc: Any, runs: Sequence[tuple[int, int, str]] = ()) -> list[tuple
             end, label = service.end(), "ORG"  # "Broward County Transit", read as GPE "Broward County"
         if eponym := EPONYM_AFTER.match(text_of_doc, end):  # "Fermat's Last Theorem", read as ORG "Fermat"
             end = eponym.end()
+        if label in _JOINABLE and (case := CASE_TAIL.match(text_of_doc, end)):
+            end = case.end()  # "Obergefell v. Hodges", read as ORG "Obergefell": the case, not one party
         if grown and label == "GPE" and CAMPUS_OF.search(text_of_doc, grown[-1][0], start):
             # "the University of California, Berkeley", "California State University, Long Beach": NER's ORG
             # and GPE, one school with its campus
@@ -81,6 +89,8 @@ PUBLIC_BODY_AFTER = re.compile(
 CAMPUS_OF = re.compile(r"\b(?:University of [A-Z][\w ]*|State University),\s*$")
 
 
+CASE_TAIL = re.compile(r" vs?\. [A-ZÀ-ÖØ-Þ][\w'-]*(?: (?:of )?[A-ZÀ-ÖØ-Þ][\w'-]*)*")
+OF_BETWEEN = re.compile(r" of (?:the )?")
 SPELLED_NUMBER = re.compile(r"\s(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)")
 # A person's initial the small model leaves out: "T Natarajan", "(K Rahul" (not "I" or "A", which are words).
 INITIAL_BEFORE = re.compile(r"(?:^|(?<=[\s(\"\u201c]))[B-HJ-Z]\.?[ ]$")

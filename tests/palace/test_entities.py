@@ -1892,3 +1892,73 @@ def test_a_list_the_small_model_cuts_a_long_apposition_a_character_and_a_distric
     assert kinds.get("Bitcoin") == kinds.get("Ethereum") == kinds.get("Tether") == "organisation"
     assert kinds.get("Chai") == "organisation" and kinds.get("Syndeny") == "person"
     assert kind_of("Zona Norte", "PERSON") == "place" and kind_of("Rue Cler", "ORG") == "place"
+
+
+def test_a_surname_takes_the_full_name_a_pronoun_after_a_named_person_and_parts_of_places() -> None:
+    """From the kind errors of the earlier label sets: "Vettel", named in full by the answers, is "Sebastian Vettel"
+    and someone; "his" after "Sebastian Vettel is the youngest Formula One champion" is his, not Formula One's;
+    "Upper Manhattan" and "Northern Italy" are parts of known places; "the Sierra Nevada mountains" are a place."""
+    chat = [
+        ("user", "Who is the youngest Formula One champion in history?"),
+        (
+            "assistant",
+            "Sebastian Vettel is the youngest Formula One champion in history, having won his first championship at 23."
+            " Vettel won four in a row.",
+        ),
+        ("user", "Do you know if Vettel has won any more championships? I hiked in the Sierra Nevada mountains."),
+        ("assistant", "Vettel has not. The Sierra Nevada mountains are lovely in June."),
+    ]
+    entities = {entity.name: entity for entity in conversation_entities(chat)}
+    assert "Vettel" not in entities and entities["Sebastian Vettel"].kind == "person"
+    assert "vettel" in entities["Sebastian Vettel"].aliases
+    assert entities["Formula One"].kind == "organisation" and entities["Sierra Nevada"].kind == "place"
+    assert kind_of("Upper Manhattan", "ORG") == "place" and kind_of("Northern Italy", "ORG") == "place"
+    assert kind_of("West Elm", "ORG") == "organisation"  # a brand, though it starts with a compass point
+
+
+def test_blind58_a_pasted_author_list_a_boolean_a_town_of_a_people_a_tree_and_a_name_typed_in_lower_case() -> None:
+    """From blind58: "Zhesi Shen;Jinshan Wu" is two people; "default is False" names nothing; "the town of Jalpan de
+    Serra" is a place; "the Otomi people" and "Sakura trees" are topics; "the Catholic Knights of the Southern Cross"
+    is one body; "the university of plymouth", typed in lower case, is still the University of Plymouth that the
+    answers name again and again."""
+    chat = [
+        ("user", "[Author]: Zhesi Shen;Jinshan Wu\nThe HttpOnly flag is optional and default is False."),
+        ("assistant", "Noted."),
+        (
+            "user",
+            "I will buy Otomi textiles in Jalpan de Serra and see Sakura in Kyoto. I want to join the Catholic Knights "
+            "of the Southern Cross. It's for students in the university of plymouth.",
+        ),
+        (
+            "assistant",
+            "This festival takes place in the town of Jalpan de Serra. The textiles are made by the Otomi people. "
+            "The government planted Sakura trees all over Japan. Students at the University of Plymouth can meet; "
+            "life at the University of Plymouth is busy; the University of Plymouth helps.",
+        ),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert kinds.get("Zhesi Shen") == kinds.get("Jinshan Wu") == "person" and "False" not in kinds
+    assert not any(";" in name for name in kinds)
+    assert kinds.get("Jalpan de Serra") == "place"
+    assert kinds.get("Otomi") == kinds.get("Sakura") == "topic"
+    assert kinds.get("Catholic Knights of the Southern Cross") == "organisation" and "Catholic Knights" not in kinds
+    assert kinds.get("University of Plymouth") == "organisation"
+
+
+def test_blind59_a_court_case_shouted_words_a_kind_of_island_a_curly_apostrophe_and_christ() -> None:
+    """From blind59: "Obergefell v. Hodges" is one case, a work; "FREE" beside "free" and "the POV" are no names; "the
+    northernmost Hawaiian Island" is a kind of island; "I\u2019m Angela", with a typographic apostrophe, names Angela;
+    "friendship in Christ" is someone, not a place."""
+    chat = [
+        (
+            "user",
+            "How did Obergefell v. Hodges change things? The first one is FREE, and shipping is free too. Do not "
+            "change the POV. What is on the northernmost Hawaiian Island? I\u2019m Angela with KnowledgeWave. We "
+            "talked of their friendship in Christ.",
+        ),
+        ("assistant", "The northernmost Hawaiian Island is Kauai. The island is green."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert kinds.get("Obergefell v. Hodges") == "work" and "Obergefell" not in kinds
+    assert not {"FREE", "POV", "Hawaiian Island"} & set(kinds)
+    assert kinds.get("Angela") == "person" and kinds.get("Christ") == "person"
