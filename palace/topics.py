@@ -34,7 +34,12 @@ STOP = frozenset(
     here's let feel free happy glad hope course
     take takes took provide provides needed include related apart uses allow allows ensure create add
     help helps helped share sharing seems seem check set work works learn learned enjoy enjoyed love loved
-    able available possible easy hard""".split()
+    able available possible easy hard
+    around among within without across toward towards upon beside besides beyond behind near since though although
+    unless whether onto throughout along amid despite except inside outside versus whose whereas whilst
+    thinks thought finds found gets gives gave given makes knows knew known wants wanted needs looked goes
+    went gone says tells told keeps kept starts tries tried sees seen remembers remembered suggests suggested
+    recommends recommended considers considered mentions feels hopes hoped""".split()
 )
 TOKEN = re.compile(r"[^\W\d_][\w'\u2019+-]*|[.,;:!?()\[\]\"\u201c\u201d*#\n]|\d+")
 

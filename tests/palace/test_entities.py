@@ -846,6 +846,19 @@ def test_a_closet_label_is_no_pronoun_and_verb() -> None:
     assert "she'll" not in topics.topic_label(turns)
 
 
+def test_a_closet_label_neither_starts_nor_ends_with_a_preposition_or_a_verb_of_saying() -> None:
+    """Closets of the label runs read "personal favorite among", "coffee shops near" and "ayn land thinks": a topic is
+    the noun phrase, not the words around it."""
+    turns = [
+        ("user", "Do you have a personal favorite among them? Any coffee shops near the station?"),
+        ("assistant", "My personal favorite among them is Mozart. Coffee shops near the station open early."),
+        ("user", "Rand thinks selfishness is a virtue, and she thinks so often."),
+    ]
+    label = topics.topic_label(turns)
+    assert label and label.split()[-1] not in ("among", "near", "thinks") and label.split()[0] != "near"
+    assert label in ("personal favorite", "coffee shops", "station")
+
+
 def test_a_brands_quoted_colour_or_model_is_the_brands_and_paint_makers_are_organisations() -> None:
     turns = [
         ("user", 'I narrowed the hallway down to Behr\'s "Hale Navy" and Valspar\'s "Bistro White".'),
