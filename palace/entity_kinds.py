@@ -25,6 +25,10 @@ from palace.name_shapes import (
     ACRONYM_LAST,
     CAPITALS,
     FOOD_VENUE,
+    PART_OF_PLACE,
+    PLACE_PREFIX,
+    PLACE_SUFFIX,
+    STREET_SUFFIX,
     TOWN_AND_CODE,
     VERSION,
     chemical_formula,
@@ -52,21 +56,6 @@ KIND_OF_LABEL: dict[str, str | None] = {
     "CARDINAL": None,
     "ORDINAL": None,
 }
-
-PLACE_SUFFIX = re.compile(
-    r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
-    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
-    r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
-    r"Palace|Cathedral|Basilica|Chapel|Temple|Memorial|Monument|Towers?|Skydeck|Meadow|"
-    r"Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
-    r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
-    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|City\s+Hall|"
-    r"North|South|East|West)$"
-)
-# A street's last word that is also a product's or a phrase's ("Google Drive", "Memory Lane"): a place only when
-# no brand, and no person, owns the name ("Oakbrook Drive", "Sunset Boulevard"; not "Lois Lane").
-STREET_SUFFIX = re.compile(r"(?<=\w )(?<!Memory )(?:Drive|Boulevard|Blvd|Lane)$")
-
 
 # The last word of an organisation's name: "Kay Jewelers", "Acme Corp", "Numismatic Guaranty Corporation".
 # Venues count as organisations, as people file them: a museum, a stadium, a zoo, a hotel or a café is an
@@ -143,16 +132,6 @@ TRACK_SUFFIX = re.compile(r"\b(?:Motorsports?\s+Park|Motor\s+Speedway|Speedway|R
 VENUE_PREFIX = re.compile(
     r"^(?:Hotel|Hostel|Motel|Ristorante|Trattoria|Osteria|Pizzeria|Taverna|Brasserie|Caff[eè]|Café|Cafe|Bistro|Museo|"
     r"Musée|Teatro|Galleria|Gallerie)\s"
-)
-PLACE_PREFIX = re.compile(
-    r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s|"
-    r"^(?:Zona|Barrio|Colonia|Calle|Avenida|Playa|Praia|Piazza|Rue)\s+[A-ZÀ-ÖØ-Þ]|"  # "Zona Norte", "Rue Cler"
-    r"^(?:I|US|SR)-\d+(?:\s[NSEW])?$"  # a numbered road: "I-80", "I-80 W", "US-101"
-)
-# A part of a place: "Upper Manhattan", "Northern Italy", "Greater London" (with a known place after it).
-PART_OF_PLACE = re.compile(
-    r"^(?:Upper|Lower|Downtown|Midtown|Uptown|Northern|Southern|Eastern|Western|Central|Greater|Inner|Outer|"
-    r"North|South|East|West|Northeast|Northwest|Southeast|Southwest|Coastal|Rural)\s+(.+)$"
 )
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{2,80})[\"\u201d]|(?<!\w)['\u2018]([^'\u2019\n]{2,80})['\u2019](?!\w)")
 WORK_CUE = re.compile(

@@ -1,7 +1,7 @@
 """Shapes of a name that say what kind of thing it is, whatever the words around it: a product's model number
 ("Brydge 10.2"), a name in capitals ("CUNY"), a restaurant's word ("… Grille", "Kimchi House"), an acronym before
-nouns ("SEO tips"), a chemical formula ("Na2S2O3"), a town and its state's code ("Houston TX"). Used by
-palace/entity_kinds.py."""
+nouns ("SEO tips"), a chemical formula ("Na2S2O3"), a town and its state's code ("Houston TX"), a place's word ("Navy
+Pier", "Lake Tahoe", "Upper Manhattan"). Used by palace/entity_kinds.py."""
 
 from __future__ import annotations
 
@@ -44,3 +44,28 @@ def chemical_formula(name: str) -> bool:
 TOWN_AND_CODE = re.compile(r"([A-Z][a-z]+(?: [A-Z][a-z]+)?),? ([A-Z]{2})")
 # An acronym last, after a word in small letters: not a person's roman numeral ("Henry VIII") nor a suffix.
 ACRONYM_LAST = re.compile(r"(?<=[a-z] )(?!(?:[IVX]+|MD|PhD|DDS|RN|Jr|Sr)$)[A-Z]{2,}$")
+
+
+PLACE_SUFFIX = re.compile(
+    r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
+    r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
+    r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
+    r"Palace|Cathedral|Basilica|Chapel|Temple|Memorial|Monument|Towers?|Skydeck|Meadow|"
+    r"Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
+    r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
+    r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|City\s+Hall|"
+    r"North|South|East|West)$"
+)
+# A street's last word that is also a product's or a phrase's ("Google Drive", "Memory Lane"): a place only when
+# no brand, and no person, owns the name ("Oakbrook Drive", "Sunset Boulevard"; not "Lois Lane").
+STREET_SUFFIX = re.compile(r"(?<=\w )(?<!Memory )(?:Drive|Boulevard|Blvd|Lane)$")
+PLACE_PREFIX = re.compile(
+    r"^(?:Mount|Mt\.?|Lake|Port|Fort|Cape|Isle|Glacier|County|Gulf of|Bay of|Pier|Route|Highway|Interstate)\s|"
+    r"^(?:Zona|Barrio|Colonia|Calle|Avenida|Playa|Praia|Piazza|Rue)\s+[A-ZÀ-ÖØ-Þ]|"  # "Zona Norte", "Rue Cler"
+    r"^(?:I|US|SR)-\d+(?:\s[NSEW])?$"  # a numbered road: "I-80", "I-80 W", "US-101"
+)
+# A part of a place: "Upper Manhattan", "Northern Italy", "Greater London" (with a known place after it).
+PART_OF_PLACE = re.compile(
+    r"^(?:Upper|Lower|Downtown|Midtown|Uptown|Northern|Southern|Eastern|Western|Central|Greater|Inner|Outer|"
+    r"North|South|East|West|Northeast|Northwest|Southeast|Southwest|Coastal|Rural)\s+(.+)$"
+)
