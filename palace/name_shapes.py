@@ -50,7 +50,7 @@ PLACE_SUFFIX = re.compile(
     r"\b(?:Park|Lake|River|Mountains?|Mount|Beach|Island|Islands|Airport|Station|Bridge|Street|St|Avenue|Ave|"
     r"Road|Square|Riverwalk|Trail|Canyon|Valley|Bay|Falls|Waterfalls?|Gardens?|Forum|Campground|Castle|Pagoda|Shrine|"
     r"Monastery|Mosque|Synagogue|Glacier|Volcano|Caves?|Peak|Grove|Row|"
-    r"Palace|Cathedral|Basilica|Chapel|Temple|Memorial|Monument|Towers?|Skydeck|Meadow|"
+    r"Palace|Cathedral|Basilica|Chapel|Temple|Memorial|Monument|Towers?|Skydeck|Meadow|Circle|Loop|Baths|"
     r"Coast|District|Quarter|Neighborhood|Neighbourhood|Town|Village|Heights|"
     r"Harbou?r|Pier|Boardwalk|Promenade|Plaza|Gorge|Dunes|Creek|Pond|Reservoir|Inlet|Marsh|Springs|Lagoon|Bayou|Cove|"
     r"Hills|Ridge|Plateau|Wetlands?|Rapids|Strait|Highway|Parkway|Freeway|Expressway|Turnpike|Byway|City\s+Hall|"

@@ -1910,7 +1910,8 @@ def test_a_list_the_small_model_cuts_a_long_apposition_a_character_and_a_distric
 def test_a_surname_takes_the_full_name_a_pronoun_after_a_named_person_and_parts_of_places() -> None:
     """From the kind errors of the earlier label sets: "Vettel", named in full by the answers, is "Sebastian Vettel"
     and someone; "his" after "Sebastian Vettel is the youngest Formula One champion" is his, not Formula One's;
-    "Upper Manhattan" and "Northern Italy" are parts of known places; "the Sierra Nevada mountains" are a place."""
+    "Upper Manhattan" and "Northern Italy" are parts of known places; "the Sierra Nevada mountains" are a place; so
+    are circles, loops and baths ("Arctic Circle", "June Lake Loop"; "Meadows" is as often a surname)."""
     chat = [
         ("user", "Who is the youngest Formula One champion in history?"),
         (
@@ -1927,6 +1928,12 @@ def test_a_surname_takes_the_full_name_a_pronoun_after_a_named_person_and_parts_
     assert entities["Formula One"].kind == "organisation" and entities["Sierra Nevada"].kind == "place"
     assert kind_of("Upper Manhattan", "ORG") == "place" and kind_of("Northern Italy", "ORG") == "place"
     assert kind_of("West Elm", "ORG") == "organisation"  # a brand, though it starts with a compass point
+    assert (
+        kind_of("Arctic Circle", "PERSON")
+        == kind_of("June Lake Loop", "ORG")
+        == kind_of("Sutro Baths", "ORG")
+        == "place"
+    )
 
 
 def test_blind58_a_pasted_author_list_a_boolean_a_town_of_a_people_a_tree_and_a_name_typed_in_lower_case() -> None:
