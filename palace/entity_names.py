@@ -253,7 +253,8 @@ SALUTATION = re.compile(r"^Dear\s")
 DATED = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b.*\d|"
     r"\d.*\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|"
-    r"\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{2,4})?\b"  # "Liam 3/12" on a onesie: a name and a date
+    r"\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{2,4})?\b|"  # "Liam 3/12" on a onesie: a name and a date
+    r"^(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,4}$"  # "Sep 22" in a pasted table
 )
 
 
@@ -321,6 +322,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
         return False
     if DATED.search(text) or NUMBERED_LABEL.match(text) or DEGREE.match(text):
         return False
+    if " " not in text and low.endswith("ing") and len(low) > 6 and {low[:-3], low[:-3] + "e"} & lower_words:
+        return False  # "Roofing and Gutters": a trade or a pastime whose verb the conversation writes ("roof")
     if SALUTATION.match(text) and not personal_name(text.split(None, 1)[1]):
         return False
     words = text.split()

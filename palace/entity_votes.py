@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind, headed_lists
 from palace.entity_kinds import is_group, shape_kind
-from palace.entity_names import NOT_ENTITIES, everyday_words, is_plausible
+from palace.entity_names import NOT_ENTITIES, TRAILING, everyday_words, is_plausible
 from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
+from palace.name_shapes import STREET_SUFFIX
 from palace.short_forms import alias_regex
 
 # A model's word: a number or a code in it ("64GB", "P-45", "EOS"), or a capital inside it ("BeFree").
@@ -34,11 +35,18 @@ def brands_of_products(entities: Sequence[Entity]) -> None:
 
 def products_of_makers(entities: Sequence[Entity]) -> None:
     """A name that starts with a maker's name the conversation knows as an organisation is its product, not a
-    person ("Rolleiflex TLR" beside "Rolleiflex")."""
-    makers = {entity.name.lower() for entity in entities if entity.kind == "organisation" and " " not in entity.name}
+    person ("Rolleiflex TLR" beside "Rolleiflex"), nor a street ("Shadow Drive" beside "Shadow", the cloud PC)."""
+    makers = {
+        TRAILING.sub("", alias)
+        for entity in entities
+        if entity.kind == "organisation" and " " not in entity.name
+        for alias in entity.aliases
+    }
     for entity in entities:
         words = entity.name.split()
-        if entity.kind == "person" and entity.relation is None and len(words) > 1 and words[0].lower() in makers:
+        if entity.relation is not None or len(words) < 2 or words[0].lower() not in makers:
+            continue
+        if entity.kind == "person" or (entity.kind == "place" and STREET_SUFFIX.search(entity.name)):
             entity.kind = "organisation"
 
 

@@ -8,7 +8,7 @@ from palace.entities import conversation_entities
 from palace.entity_aliases import Entity, drop_derived
 from palace.entity_cues import cue_kind
 from palace.entity_kinds import kind_in_context, kind_of
-from palace.entity_names import clean
+from palace.entity_names import clean, is_plausible
 from palace.entity_runs import capitalised_runs
 from palace.entity_votes import brands_of_products
 from palace.pasted_code import split_code
@@ -1982,3 +1982,21 @@ def test_blind59_a_court_case_shouted_words_a_kind_of_island_a_curly_apostrophe_
     assert kinds.get("Obergefell v. Hodges") == "work" and "Obergefell" not in kinds
     assert not {"FREE", "POV", "Hawaiian Island"} & set(kinds)
     assert kinds.get("Angela") == "person" and kinds.get("Christ") == "person"
+
+
+def test_blind60_a_pasted_date_a_trade_and_a_makers_drive() -> None:
+    """From blind60: "Sep 22" in a pasted table is a date; "Roofing and Gutters" names trades where the conversation
+    writes "roof"; "Shadow Drive" beside Shadow, the cloud PC's maker, is its product, not a street."""
+    chat = [
+        ("user", "Sep 22\nFamily Households\nRisks by category, e.g. Roofing and Gutters, Plumbing. The roof leaks."),
+        (
+            "user",
+            "In 2022, Shadow, the cloud gaming company, added Shadow Drive, a cloud storage. Shadow Drive is cheap.",
+        ),
+        ("assistant", "Noted."),
+    ]
+    kinds = {entity.name: entity.kind for entity in conversation_entities(chat)}
+    assert not {"Sep 22", "Roofing"} & set(kinds)
+    assert not is_plausible("Sep 22", "DATE", set()) and not is_plausible("Roofing", "ORG", {"roof", "leaks"})
+    assert is_plausible("Sterling", "ORG", {"roof"})  # a name in -ing whose stem the conversation does not write
+    assert kinds.get("Shadow Drive") == "organisation"
