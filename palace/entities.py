@@ -370,7 +370,7 @@ def conversation_entities(
         prose.append((role, without))
         identifiers |= used
     turns = prose
-    lower_words = lowercase_vocabulary(text for _, text in turns)
+    lower_words = lowercase_vocabulary([text for _, text in turns], [role == "user" for role, _ in turns])
     # A turn longer than NER_CHARS (a pasted document) is read for names in its first NER_CHARS: the small
     # model's time and memory grow with the text (40 turns of 100,000 characters took 90 s and 5 GB).
     texts = [text[:NER_CHARS] for role, text in turns if role == "user" or assistant]

@@ -124,6 +124,7 @@ def clean(text: str, *, keep_article: bool = False) -> str:
     return TRAILING.sub("", text).strip()
 
 
+SENTENCE_AFTER_COLON = re.compile(r":\s+(?:This|That|These|Those|It|Its|The|A|An|Here|There|They|We|You|I)$")
 MEDIUM_TAIL = re.compile(r"(?<=\S)\s+(?:series|trilogy|saga|franchise|books|novels)$")
 UNCLOSED_BRACKET = re.compile(r"\s*\([^()]*$")
 OTHER_SCRIPT = re.compile(r"(?<=[A-Za-z])\s*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af].*$")
@@ -173,17 +174,26 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def lowercase_vocabulary(texts: Iterable[str]) -> set[str]:
+def lowercase_vocabulary(texts: Iterable[str], hasty: Iterable[bool] | None = None) -> set[str]:
     """Words written in lower case somewhere in the conversation: a capitalised "Nice" or "Lemon" that
     also appears as "nice"/"lemon" is a common word, not a name. A text written all in lower case
     ("generally, vilnius old town is a must") proves nothing about capitals and is left out, and so does an
     address ("www.olay.com", "@yogaglo")."""
-    texts = [ADDRESS.sub(" ", t) for t in texts if not all_lower_case(t)]
-    lower = Counter(w for t in texts for w in re.findall(r"(?<![A-Za-z])[a-zß-öø-ÿ][a-z'-]+", t))
-    # A name a hasty writer puts in lower case ("the university of plymouth") that the rest of the conversation
-    # writes capitalised, mid-sentence, three times as often (and three times at least) is still a name.
-    capitalised = Counter(w.lower() for t in texts for w in MID_SENTENCE_CAPITAL.findall(t) if w.lower() in lower)
-    return {w for w, n in lower.items() if capitalised[w] < max(3, 3 * n)}
+    texts = list(texts)
+    flags = list(hasty) if hasty is not None else [False] * len(texts)
+    kept = [(ADDRESS.sub(" ", t), fast) for t, fast in zip(texts, flags, strict=True) if not all_lower_case(t)]
+    lower: Counter[str] = Counter()
+    careful: set[str] = set()
+    for text, fast in kept:
+        words = re.findall(r"(?<![A-Za-z])[a-zß-öø-ÿ][a-z'-]+", text)
+        lower.update(words)
+        if not fast:
+            careful.update(words)
+    # A name the hasty writer (the person, `hasty`) puts in lower case ("the university of plymouth") that the rest
+    # of the conversation writes capitalised, mid-sentence, three times as often (and three times at least) is
+    # still a name; a word a careful writer puts in lower case ("acacia honey") is an everyday one.
+    capitalised = Counter(w.lower() for t, _ in kept for w in MID_SENTENCE_CAPITAL.findall(t) if w.lower() in lower)
+    return {w for w, n in lower.items() if w in careful or capitalised[w] < max(3, 3 * n)}
 
 
 MID_SENTENCE_CAPITAL = re.compile(r"(?<![\w'-])[a-zß-öø-ÿ][\w'-]*[,;]? ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'-]+)(?![\w-])")
@@ -320,8 +330,8 @@ def is_plausible(text: str, label: str, lower_words: set[str]) -> bool:
     everyday = (len(text) >= 3 and low in generic_words()) or (len(text) >= 4 and low in lower_words)
     if shouting and (everyday or len(text) >= EMPHASIS_LETTERS):
         return False
-    if DATED.search(text) or NUMBERED_LABEL.match(text) or DEGREE.match(text):
-        return False
+    if DATED.search(text) or NUMBERED_LABEL.match(text) or DEGREE.match(text) or SENTENCE_AFTER_COLON.search(text):
+        return False  # … or "The Cola Island: This secluded paradise …", a list entry's label and its prose
     if " " not in text and low.endswith("ing") and len(low) > 6 and {low[:-3], low[:-3] + "e"} & lower_words:
         return False  # "Roofing and Gutters": a trade or a pastime whose verb the conversation writes ("roof")
     if SALUTATION.match(text) and not personal_name(text.split(None, 1)[1]):

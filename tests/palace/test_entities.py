@@ -2000,3 +2000,31 @@ def test_blind60_a_pasted_date_a_trade_and_a_makers_drive() -> None:
     assert not is_plausible("Sep 22", "DATE", set()) and not is_plausible("Roofing", "ORG", {"roof", "leaks"})
     assert is_plausible("Sterling", "ORG", {"roof"})  # a name in -ing whose stem the conversation does not write
     assert kinds.get("Shadow Drive") == "organisation"
+
+
+def test_only_the_person_s_lower_case_is_overruled_and_a_label_s_prose_is_no_title() -> None:
+    """The person's hasty "university of plymouth" is a name the answers capitalise again and again; a word the
+    answers themselves write in lower case ("acacia honey") stays an everyday one however often they capitalise it;
+    "The Cola Island: This secluded paradise" is a list entry's label and its prose, not a title."""
+    plymouth = [
+        ("user", "Help me start a club for students in the university of plymouth."),
+        (
+            "assistant",
+            "At the University of Plymouth, clubs at the University of Plymouth meet as the University of "
+            "Plymouth asks.",
+        ),
+    ]
+    honey = [
+        ("user", "I'll try the Earl Grey with the Acacia Honey, the sweetness of Acacia Honey is lovely."),
+        (
+            "assistant",
+            "The bergamot and the acacia honey match; with Acacia Honey, as Acacia Honey is sweet, go light.",
+        ),
+    ]
+    cola = [
+        ("user", 'Rewrite this: "The Cola Island: This secluded paradise is in the Yasawas."'),
+        ("assistant", "Sure."),
+    ]
+    assert "University of Plymouth" in {entity.name for entity in conversation_entities(plymouth)}
+    assert "Acacia Honey" not in {entity.name for entity in conversation_entities(honey)}
+    assert not any(": This" in entity.name for entity in conversation_entities(cola))
