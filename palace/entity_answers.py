@@ -12,19 +12,12 @@ from typing import Any
 
 from palace.entity_aliases import Entity
 from palace.entity_kinds import kind_in_context, kind_of
-from palace.entity_names import (
-    TRAILING_POSSESSIVE,
-    clean,
-    common_word,
-    heading_spans,
-    is_plausible,
-    key,
-    not_a_name_here,
-)
+from palace.entity_names import TRAILING_POSSESSIVE, clean, heading_spans, is_plausible, key, not_a_name_here
 from palace.entity_titles import field_spans, presented_titles, table_spans
 from palace.gazetteers import GIVEN_NAMES, is_brand, known_kind, personal_name
 from palace.short_forms import alias_regex
 from palace.topics import generic_words
+from palace.vocabulary import common_word
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 

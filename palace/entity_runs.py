@@ -10,9 +10,10 @@ from collections.abc import Sequence
 
 from palace.entity_cues import MADE_THINGS
 from palace.entity_kinds import EVENT_SUFFIX
-from palace.entity_names import INSTITUTION, NOT_ENTITIES, TRAILING, common_word, word_forms
+from palace.entity_names import INSTITUTION, NOT_ENTITIES, TRAILING
 from palace.gazetteers import GIVEN_NAMES, known_kind
 from palace.topics import generic_words
+from palace.vocabulary import common_word, word_forms
 
 # A capitalised word, a model number ("ES110", "DS-1", "P-45", "2.0", "10,000") or an issue number ("#1").
 _CAP_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w\u2019'+&-]*|[A-ZÀ-ÖØ-Þ]*\d[\w-]*(?:,\d{3})*(?:\.\d+)?|#\d+)"

@@ -8,8 +8,9 @@ import re
 from collections.abc import Sequence
 
 from palace.entity_kinds import shape_kind
-from palace.entity_names import UI_ELEMENT_AFTER, everyday_words
+from palace.entity_names import UI_ELEMENT_AFTER
 from palace.gazetteers import GIVEN_NAMES, known_kind, place_name
+from palace.vocabulary import everyday_words
 
 # A user turn this long is a pasted document (a tender, a contract, a brief): its title-case phrases of the words it
 # also writes in lower case are its defined terms and headings ("Shortlisted Tenderers"), not names.

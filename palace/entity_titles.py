@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from palace.entity_cues import apposed_kind
 from palace.entity_kinds import QUOTED, branded
-from palace.entity_names import DATED, NOT_ENTITIES, clean, everyday_words
+from palace.entity_names import DATED, NOT_ENTITIES, clean
 from palace.gazetteers import BRANDS_NEED_CAPITAL, is_brand, known_kind, opens_sentence, place_name
+from palace.vocabulary import everyday_words
 
 # Words a title may hold in lower case: "The Power of Habit", "Learn Videography from Scratch".
 TITLE_SMALL_WORDS = frozenset("a an the of for and or in on to with at by from into over vs".split())

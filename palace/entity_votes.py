@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from palace.entity_aliases import Entity
 from palace.entity_cues import cue_kind, headed_lists
 from palace.entity_kinds import is_group, shape_kind
-from palace.entity_names import NOT_ENTITIES, TRAILING, everyday_words, is_plausible
+from palace.entity_names import NOT_ENTITIES, TRAILING, is_plausible
 from palace.gazetteers import BRANDS, known_kind, personal_name, place_name
 from palace.name_shapes import STREET_SUFFIX
 from palace.short_forms import alias_regex
+from palace.vocabulary import everyday_words
 
 # A model's word: a number or a code in it ("64GB", "P-45", "EOS"), or a capital inside it ("BeFree").
 MODEL_WORD = re.compile(r"\d|[a-z][A-Z]|^[A-Z]{2,}$")
