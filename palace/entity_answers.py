@@ -23,10 +23,10 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 # Two or more capitalised words, joined by a few lower-case particles ("Center for the Neural Basis of
-# Cognition", "Duc de Berry", "Knights of the Southern Cross"), not at the start of a sentence or a line.
+# Cognition", "Duc de Berry"), not at the start of a sentence or a line.
 NAME_RUN = re.compile(
     r"(?:(?<=[a-z0-9,;(] )|(?<=[a-zß-öø-ÿ] [\"\u201c]))"
-    r"[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*(?:\s+(?:(?:of\s+the|of|the|for|de|du|la|von|van)\s+)?[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*)+"
+    r"[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*(?:\s+(?:(?:of|the|for|de|du|la|von|van)\s+)?[A-ZÀ-ÖØ-Þ][\w\u2019'+-]*)+"
 )
 RECURRING_NAMES = 6  # names checked per conversation: a handful of short NER calls
 NAME_PARTICLES = {"of", "the", "for", "de", "du", "la", "von", "van"}
@@ -59,10 +59,10 @@ def recurring_names(
                 name = TRAILING_POSSESSIVE.sub("", match.group(0))
                 words = [w for w in name.split() if w not in NAME_PARTICLES]
                 bare = key(clean(name))  # "The Dark Knight" is known as "dark knight"
-                if any(k == bare or k.endswith(f" {bare}") for k in known) or (
+                if any(k == bare or k.endswith(f" {bare}") or k.startswith(f"{bare} of ") for k in known) or (
                     all(common_word(w, lower_words) for w in words if w.isalpha()) and name.lower() not in presented
-                ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort")
-                    continue
+                ):  # known, or the tail of a known name ("Marriott … Resort" of "Courtyard by Marriott … Resort") or
+                    continue  # its head before "of" ("Catholic Knights" of "Catholic Knights of the Southern Cross")
                 if any(a <= offset + match.start() < b for a, b in skip) or not_a_name_here(
                     name, sentence[match.end() : match.end() + 60]
                 ):
