@@ -131,7 +131,7 @@ def mentions(texts: Sequence[str], nlp: Any, vocabulary: set[str], context: str 
         covered: list[tuple[int, int]] = []
         runs = capitalised_runs(text, lower_words)
         runs += [w for w in camel_words(text) if not any(a < w[1] and w[0] < b for a, b, _ in runs)]
-        spans = ner_spans(doc, runs)
+        spans = ner_spans(doc, runs, text)
         known = known_over(text, [(start, end) for start, end, _, label in spans if KIND_OF_LABEL.get(label)])
         known += [  # "Our Lady of Lourdes Church": one parish, where NER reads "Our Lady" and a church at Lourdes
             (m.start(), m.end(), m.group(0), "organisation")
