@@ -17,16 +17,16 @@ _JOINABLE = {"ORG", "PRODUCT", "PERSON", "WORK_OF_ART", "FAC"}
 
 
 def ner_spans(
-    doc: Any, runs: Sequence[tuple[int, int, str]] = (), text: str | None = None
+    doc: Any, runs: Sequence[tuple[int, int, str]] = (), written: str | None = None
 ) -> list[tuple[int, int, str, str]]:
     """The doc's entity spans as (start, end, text, label), with a brand and its model joined: spaCy's
     small model reads "Honda Civic" as ORG "Honda" + PRODUCT "Civic", and "Adidas Superstar" likewise.
-    A span inside a longer capitalised run grows to the run ("at Yoga Bliss": NER sees "Bliss"). `text`: the
+    A span inside a longer capitalised run grows to the run ("at Yoga Bliss": NER sees "Bliss"). `written`: the
     turn as written, when the model read a copy of the same length (typographic apostrophes made plain)."""
     spans: list[tuple[int, int, str, str]] = []
     # Read once: spaCy rebuilds the text (and the entities) from every token on each access, which made a
     # 100,000-character turn take minutes (entities x tokens).
-    text_of_doc = doc.text if text is None else text
+    text_of_doc = doc.text if written is None else written
     for ent in list(doc.ents):
         # "Yamaha" read as a people; not "Rembrandt lighting", a known person's name for a way of lighting
         brand = is_brand(ent.text) and known_kind(ent.text) != "person"
